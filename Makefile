@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# wookie: build the module and the provider, install them, and test.
+#   make                 module (build/module/<kver>/wookie.ko) and provider
+#   make install         module, provider and wookie.driver (DESTDIR= to stage)
+#   make check           host unit tests + KUnit + VM tests; ends "N passed, N failed"
+#   make demo            build, boot the VM, create a device, ibv_devinfo -v
+# See README.md.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+# The Debian 12 kernel by default; KDIR= builds against another tree.
+KVER ?= 6.1.0-56-amd64
+KDIR ?= /lib/modules/$(KVER)/build
+# The release the tree's kernel reports as uname -r (Debian's kernel.release differs).
+MODULE_KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null || echo $(KVER))
+MODULE_DIR := $(BUILD)/module/$(MODULE_KVER)
+MODULE := $(MODULE_DIR)/wookie.ko
+
+PROVIDER_DIR := $(BUILD)/provider
+PROVIDER := $(PROVIDER_DIR)/libwookie-rdmav34.so
+# Where Debian's libibverbs looks for providers and their .driver files.
+IBVERBS_PROVIDER_DIR ?= /usr/lib/x86_64-linux-gnu/libibverbs
+IBVERBS_CONFIG_DIR ?= /etc/libibverbs.d
+
+DESTDIR ?=
+
+MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
+
+.PHONY: all setup module provider install uninstall unit kunit vm-test \
+	lint check check-debug demo clean
+
+all: module provider
+
+setup:
+	@scripts/setup
+
+module: setup $(MODULE)
+
+$(MODULE): $(MODULE_SOURCES)
+	@test -d $(KDIR) || { echo "No kernel build tree at $(KDIR); run scripts/setup or set KDIR=" >&2; exit 1; }
+	@mkdir -p $(MODULE_DIR)
+	@rsync -a --delete --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
+		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
+		Kbuild kernel include $(MODULE_DIR)/ 2>/dev/null || \
+		rsync -a Kbuild kernel include $(MODULE_DIR)/
+	$(MAKE) -C $(KDIR) M=$(MODULE_DIR) W=1 modules
+
+provider: setup
+	@scripts/rdma-core >/dev/null
+	$(MAKE) -C userspace-provider BUILD=$(BUILD)
+
+install: all
+	install -D -m 0644 $(MODULE) $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
+	install -D -m 0644 $(PROVIDER) $(DESTDIR)$(IBVERBS_PROVIDER_DIR)/libwookie-rdmav34.so
+	install -D -m 0644 $(PROVIDER_DIR)/wookie.driver $(DESTDIR)$(IBVERBS_CONFIG_DIR)/wookie.driver
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(MODULE_KVER); fi
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
+	rm -f $(DESTDIR)$(IBVERBS_PROVIDER_DIR)/libwookie-rdmav34.so
+	rm -f $(DESTDIR)$(IBVERBS_CONFIG_DIR)/wookie.driver
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(MODULE_KVER); fi
+
+unit: setup
+	scripts/unit
+
+kunit: setup
+	scripts/kunit
+
+lint: setup
+	scripts/lint
+
+vm-test: all
+	scripts/vm-test
+
+check: setup
+	scripts/check
+
+check-debug: setup
+	scripts/check --debug-kernel
+
+demo: all
+	scripts/demo
+
+clean:
+	rm -rf $(BUILD)/module $(BUILD)/provider $(BUILD)/unit $(BUILD)/vm

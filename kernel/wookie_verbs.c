@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Command-channel verbs: what user space and kernel consumers create
+ * through ib_core.  Every attribute from user space is checked here before
+ * anything is allocated.
+ */
+#include <linux/slab.h>
+
+#include "wookie.h"
+
+int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibuc->device);
+	struct wookie_ucontext *uc = to_wookie_uc(ibuc);
+	struct wookie_alloc_ucontext_resp resp = {};
+	struct wookie_alloc_ucontext_req req;
+	int err;
+
+	/* ib_core creates no kernel ucontexts; this is user space's call. */
+	if (udata->inlen < sizeof(req) || udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = ib_copy_from_udata(&req, udata, sizeof(req));
+	if (err)
+		return err;
+	if (req.reserved ||
+	    !ib_is_udata_cleared(udata, sizeof(req), udata->inlen - sizeof(req)))
+		return -EOPNOTSUPP;
+	if (req.abi_version != WOOKIE_ABI_VERSION) {
+		ibdev_warn_ratelimited(&wdev->ibdev,
+				       "provider ABI %u, kernel ABI %u: install matching module and provider\n",
+				       req.abi_version, WOOKIE_ABI_VERSION);
+		return -EPROTO;
+	}
+
+	if (atomic_inc_return(&wdev->num_ucontext) > WOOKIE_MAX_UCONTEXT) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	uc->db_page = wookie_mmap_alloc(ibuc, PAGE_SIZE, false, &uc->db_entry);
+	if (!uc->db_page) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	resp.abi_version = WOOKIE_ABI_VERSION;
+	resp.db_page_size = PAGE_SIZE;
+	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_entry;
+	return 0;
+
+err_entry:
+	rdma_user_mmap_entry_remove(uc->db_entry);
+err_count:
+	atomic_dec(&wdev->num_ucontext);
+	return err;
+}
+
+void wookie_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibuc->device);
+	struct wookie_ucontext *uc = to_wookie_uc(ibuc);
+
+	/* The page itself goes when the last mapping of it is gone. */
+	rdma_user_mmap_entry_remove(uc->db_entry);
+	atomic_dec(&wdev->num_ucontext);
+}
+
+int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
+
+	/* A PD takes no attributes: there is nothing to read from udata. */
+	if (atomic_inc_return(&wdev->num_pd) > WOOKIE_MAX_PD) {
+		atomic_dec(&wdev->num_pd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
+
+	atomic_dec(&wdev->num_pd);
+	return 0;
+}
