@@ -30,8 +30,8 @@ DESTDIR ?=
 
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
-.PHONY: all setup module provider install uninstall unit kunit vm-test \
-	lint check check-debug demo clean
+.PHONY: all setup module provider vm-progs install uninstall unit kunit \
+	vm-test lint check check-debug demo clean
 
 all: module provider
 
@@ -52,6 +52,15 @@ $(MODULE): $(MODULE_SOURCES)
 provider: setup
 	@scripts/rdma-core >/dev/null
 	$(MAKE) -C userspace-provider BUILD=$(BUILD)
+
+# Programs the VM tests run in the guest.
+VM_PROGS := $(BUILD)/vm-progs/uverbs_probe
+
+vm-progs: setup $(VM_PROGS)
+
+$(BUILD)/vm-progs/%: tests/vm/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -o $@ $< -libverbs
 
 install: all
 	install -D -m 0644 $(MODULE) $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
@@ -74,7 +83,7 @@ kunit: setup
 lint: setup
 	scripts/lint
 
-vm-test: all
+vm-test: all vm-progs
 	scripts/vm-test
 
 check: setup
@@ -87,4 +96,4 @@ demo: all
 	scripts/demo
 
 clean:
-	rm -rf $(BUILD)/module $(BUILD)/provider $(BUILD)/unit $(BUILD)/vm
+	rm -rf $(BUILD)/module $(BUILD)/provider $(BUILD)/unit $(BUILD)/vm $(BUILD)/vm-progs

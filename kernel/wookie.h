@@ -14,7 +14,9 @@
 #include <rdma/wookie-abi.h>
 
 #define WOOKIE_DRV_NAME "wookie"
-#define WOOKIE_FW_VERSION "0.1.0"
+/* Reported as the firmware version: major.minor.sub. */
+#define WOOKIE_VERSION "0.1.0"
+#define WOOKIE_FW_VER ((0ULL << 32) | (1ULL << 16) | 0ULL)
 
 /*
  * Device limits: what the module enforces today.  Objects whose verbs are
@@ -90,6 +92,7 @@ void wookie_port_event(struct wookie_dev *wdev, int new_state);
 /* wookie_verbs.c: command-channel verbs */
 int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void wookie_dealloc_ucontext(struct ib_ucontext *ibuc);
+void wookie_disassociate_ucontext(struct ib_ucontext *ibuc);
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 

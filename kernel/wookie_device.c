@@ -19,7 +19,7 @@ static int wookie_query_device(struct ib_device *ibdev,
 		return -EINVAL;
 
 	/* ib_core hands a zeroed attr: objects not implemented yet stay 0. */
-	attr->fw_ver = 0;
+	attr->fw_ver = WOOKIE_FW_VER;
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = 0;
 	attr->page_size_cap = PAGE_SIZE;
@@ -98,7 +98,9 @@ static int wookie_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 
 static void wookie_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", WOOKIE_FW_VERSION);
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%llu.%llu.%llu",
+		 WOOKIE_FW_VER >> 32, (WOOKIE_FW_VER >> 16) & 0xffff,
+		 WOOKIE_FW_VER & 0xffff);
 }
 
 /* Called by ib_core once the device is unregistered, or on a failed add. */
@@ -152,6 +154,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.dealloc_driver = wookie_dealloc_driver,
 	.dealloc_pd = wookie_dealloc_pd,
 	.dealloc_ucontext = wookie_dealloc_ucontext,
+	.disassociate_ucontext = wookie_disassociate_ucontext,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
 	.get_link_layer = wookie_get_link_layer,
 	.get_port_immutable = wookie_get_port_immutable,

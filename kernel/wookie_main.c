@@ -20,7 +20,7 @@
 MODULE_AUTHOR("The wookie developers");
 MODULE_DESCRIPTION("wookie: software RoCEv2 device with a user-space data path");
 MODULE_LICENSE("Dual BSD/GPL");
-MODULE_VERSION(WOOKIE_FW_VERSION);
+MODULE_VERSION(WOOKIE_VERSION);
 
 /* Lock order: rtnl_lock, then wookie_devices_lock. */
 static LIST_HEAD(wookie_devices);

@@ -68,6 +68,16 @@ void wookie_dealloc_ucontext(struct ib_ucontext *ibuc)
 	atomic_dec(&wdev->num_ucontext);
 }
 
+/*
+ * The device is going away with the context still open.  Everything the
+ * context shares with user space sits behind mmap entries, whose mappings
+ * ib_core zaps; there is no engine state to quiesce yet.  Having this op
+ * lets `rdma link delete` and rmmod proceed instead of waiting for users.
+ */
+void wookie_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);

@@ -29,3 +29,173 @@ wookie_linux_source() {
 	tar -C "$WOOKIE_LINUX_SRC.tmp" --strip-components=1 -xJf "$tarball"
 	mv "$WOOKIE_LINUX_SRC.tmp" "$WOOKIE_LINUX_SRC"
 }
+
+# --- VM harness (scripts/vm-run) ------------------------------------------
+
+# Kernel log patterns that fail a VM run: oopses, WARN()s, sanitizer and
+# lockdep reports, stalls, list/refcount/slab corruption, kmemleak leaks.
+WOOKIE_SPLAT_RE='BUG:|BUG [^ ]+ \(|kernel BUG at|Oops|: [0-9a-f]{4} \[#[0-9]+\]|WARNING:|\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|DEBUG_LOCKS_WARN_ON|bad unlock balance|held lock freed|lock held at task exit|soft lockup|hung task|blocked for more than|self-detected stall|detected stall|rcu: INFO|refcount_t:|list_add corruption|list_del corruption|unreferenced object|suspected memory leak|general protection fault|Kernel panic|Slab corruption|Poison overwritten|scheduling while atomic|sleeping function called from invalid context|ODEBUG:|stack-protector|kernel stack overflow|double fault'
+
+# wookie_vm_kernel_lines CONSOLE_LOG MARKER_PREFIX [FILE...]
+# Print the kernel's lines of a VM console log.  The console mixes kernel
+# messages with the command's output, so only these count: text from a
+# printk timestamp "[   12.345678] " on (the kernel writes a message in
+# one go, but may cut into a line of user output), and whole lines
+# between the guest init's dmesg-begin/end and kmemleak-begin/end markers.
+# FILEs (the dmesg and kmemleak dumps) are kernel text throughout.
+# kmemleak's "new suspected memory leaks" line is dropped until the guest
+# init's "kmemleak baseline taken" line: those are boot-time objects,
+# reported and cleared on purpose.
+wookie_vm_kernel_lines() {
+	local log=$1 prefix=$2 f
+
+	shift 2
+	# shellcheck disable=SC2016
+	local prog='
+		function out(s) {
+			if (s ~ /wookie-vm: kmemleak baseline taken/)
+				base = 1
+			else if (base || s !~ /new suspected memory leaks/)
+				print s
+		}
+		!console { out($0); next }
+		index($0, p "dmesg-begin") { dump = 1; base = 0; next }
+		index($0, p "kmemleak-begin") { dump = 1; next }
+		index($0, p "dmesg-end") || index($0, p "kmemleak-end") { dump = 0; next }
+		dump { out($0); next }
+		match($0, /\[ *[0-9]+\.[0-9]+\] /) { out(substr($0, RSTART)) }
+	'
+	awk -v p="$prefix" -v console=1 "$prog" "$log"
+	for f in "$@"; do
+		[ ! -f "$f" ] || awk -v console=0 "$prog" "$f"
+	done
+}
+
+# wookie_vm_splats CONSOLE_LOG MARKER_PREFIX [FILE...]: the splat lines,
+# each once; status 1 when there are none.
+wookie_vm_splats() {
+	wookie_vm_kernel_lines "$@" | grep -aE "$WOOKIE_SPLAT_RE" | awk '!seen[$0]++' | grep .
+}
+
+# wookie_vm_initramfs KVER MODROOT: print the path of the busybox
+# initramfs for kernel KVER (modules under MODROOT/lib/modules), built
+# once and rebuilt when busybox, the init script or the modules change.
+wookie_vm_initramfs() {
+	local kver=$1 modroot=$2 bb init dir img key tmp ko line m a
+	local mods=()
+
+	bb=$(command -v busybox) || wookie_die "busybox missing; run scripts/setup"
+	bb=$(readlink -f "$bb")
+	init=$WOOKIE_TOP/scripts/vm-initramfs-init
+	dir=$WOOKIE_BUILD/vm/initramfs
+	img=$dir/$kver.cpio
+	mkdir -p "$dir"
+
+	# 9p over virtio-pci, configfs and overlayfs, with what they depend
+	# on, in load order.  Built-in ones give "builtin" lines; a kernel
+	# without one (say overlayfs) just gets none.
+	for m in virtio_pci 9pnet_virtio 9p configfs overlay; do
+		while read -r line; do
+			case "$line" in
+			insmod\ *)
+				ko=${line#insmod }
+				ko=${ko%% *}
+				[[ " ${mods[*]} " == *" $ko "* ]] || mods+=("$ko")
+				;;
+			esac
+		done < <(modprobe --show-depends -d "${modroot:-/}" -S "$kver" \
+			"$m" 2>/dev/null || true)
+	done
+
+	key=$( {
+		echo "$kver $(id -u)"
+		sha256sum "$bb" "$init"
+		declare -f wookie_vm_initramfs
+		[ ${#mods[@]} -eq 0 ] || sha256sum "${mods[@]}"
+	} | sha256sum | cut -d' ' -f1)
+	if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
+		echo "$img"
+		return 0
+	fi
+
+	echo "vm-run: building initramfs $img" >&2
+	tmp=$(mktemp -d "$dir/tmp.XXXXXX")
+	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
+	cp "$bb" "$tmp/bin/busybox"
+	for a in sh mount insmod mkdir cat chmod ln switch_root poweroff sleep hostname ip echo; do
+		ln -s busybox "$tmp/bin/$a"
+	done
+	cp "$init" "$tmp/init"
+	chmod 755 "$tmp/init"
+	: >"$tmp/modules.list"
+	for ko in "${mods[@]}"; do
+		cp "$ko" "$tmp/lib/modules/"
+		echo "${ko##*/}" >>"$tmp/modules.list"
+	done
+	# Without a console node the kernel starts /init with no stdio; the
+	# init script copes, but only root can create the node.
+	[ "$(id -u)" != 0 ] || mknod "$tmp/dev/console" c 5 1
+	(cd "$tmp" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp.cpio"
+	rm -rf "$tmp"
+	mv -f "$tmp.cpio" "$img"
+	echo "$key" >"$img.key"
+	echo "$img"
+}
+
+# Does ELF file $1 have a PVH entry point (Xen note 18), so QEMU can
+# start it directly?
+wookie_vm_has_pvh() {
+	readelf -n "$1" 2>/dev/null | grep -q 'Xen.*0x00000012'
+}
+
+# wookie_vm_boot_image BZIMAGE [VMLINUX]: print the kernel file QEMU should
+# boot.  An uncompressed vmlinux with a PVH entry note starts seconds
+# sooner under TCG than a bzImage, which first runs the real-mode setup and
+# decompresses itself in emulation.  VMLINUX is used when given and
+# bootable; otherwise the bzImage is unpacked once into build/vm/kernel/.
+# Anything unexpected falls back to the bzImage.
+wookie_vm_boot_image() {
+	local bz=$1 vml=${2:-} dir out key off magic re
+	local unpack=()
+
+	if [ -n "$vml" ] && wookie_vm_has_pvh "$vml"; then
+		echo "$vml"
+		return 0
+	fi
+	dir=$WOOKIE_BUILD/vm/kernel
+	out=$dir/$(basename "$bz").vmlinux
+	key=$(stat -L -c '%s %Y' "$bz")
+	if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+		echo "$out"
+		return 0
+	fi
+	# Kernels without CONFIG_PVH: remembered, not unpacked on every run.
+	if [ "$(cat "$out.none" 2>/dev/null)" = "$key" ]; then
+		echo "$bz"
+		return 0
+	fi
+	mkdir -p "$dir"
+	# The payload starts at the first compressor magic that unpacks to an
+	# ELF file (a magic can also occur by chance earlier).
+	for magic in xz gzip zstd; do
+		case $magic in
+		xz) re='\xfd7zXZ\x00' unpack=(xz -dc) ;;
+		gzip) re='\x1f\x8b\x08' unpack=(gzip -dc) ;;
+		zstd) re='\x28\xb5\x2f\xfd' unpack=(zstd -dcq) ;;
+		esac
+		command -v "${unpack[0]}" >/dev/null || continue
+		for off in $(LC_ALL=C grep -aboP "$re" "$bz" | cut -d: -f1 | head -n 5); do
+			# Trailing data after the stream makes the tools complain.
+			tail -c +$((off + 1)) "$bz" | "${unpack[@]}" >"$out.tmp" 2>/dev/null || true
+			if wookie_vm_has_pvh "$out.tmp"; then
+				mv -f "$out.tmp" "$out"
+				echo "$key" >"$out.key"
+				echo "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$out.tmp"
+	echo "$key" >"$out.none"
+	echo "$bz"
+}

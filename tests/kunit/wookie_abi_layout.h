@@ -32,22 +32,27 @@ struct wookie_abi_field {
 	size_t want_size;
 };
 
-#define WOOKIE_ABI_FIELD(type, field, want_offset, want_size)		\
-	{ #type, sizeof(struct type), __alignof__(struct type), #field,	\
-	  offsetof(struct type, field),					\
-	  sizeof(((struct type *)0)->field), want_offset, want_size }
+/*
+ * WOOKIE_ABI_FIELD(type, want_offset, want_size, member): the member comes
+ * last, as the variadic argument, so that a nested designator (hdr.len) or
+ * an array element (slot[1]) works as well as a plain name.
+ */
+#define WOOKIE_ABI_FIELD(type, want_offset, want_size, ...)		\
+	{ #type, sizeof(struct type), __alignof__(struct type),		\
+	  #__VA_ARGS__, offsetof(struct type, __VA_ARGS__),		\
+	  sizeof(((struct type *)0)->__VA_ARGS__), want_offset, want_size }
 
 /* The fields of each structure, in order, with nothing left out. */
 static const struct wookie_abi_field wookie_abi_fields[] = {
-	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_req, abi_version, 0, 4),
-	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_req, reserved, 4, 4),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_req, 0, 4, abi_version),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_req, 4, 4, reserved),
 
-	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, abi_version, 0, 4),
-	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, db_page_size, 4, 4),
-	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, db_page_key, 8, 8),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 0, 4, abi_version),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 4, 4, db_page_size),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 8, 8, db_page_key),
 
-	WOOKIE_ABI_FIELD(wookie_db_page, flags, 0, 4),
-	WOOKIE_ABI_FIELD(wookie_db_page, reserved, 4, 60),
+	WOOKIE_ABI_FIELD(wookie_db_page, 0, 4, flags),
+	WOOKIE_ABI_FIELD(wookie_db_page, 4, 60, reserved),
 };
 
 struct wookie_abi_struct {

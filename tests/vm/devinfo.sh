@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net init
+#
+# The distro's libibverbs (rdma-core 44) with the wookie provider: device
+# listing, ibv_devinfo -v, a context with its doorbell page, PDs, verbs
+# that are not there yet, and nothing left behind after a process dies.
+. "$(dirname "$0")/lib.sh"
+
+probe=$WOOKIE_TOP/build/vm-progs/uverbs_probe
+
+ok "add zz0 on vethA" rdma link add zz0 type wookie netdev vethA
+ok "ACTIVE" wait_until 5 port_is zz0 "4: ACTIVE"
+ok "ibv_devices" sh -c 'ibv_devices | grep -qw zz0'
+
+ibv_devinfo -v -d zz0 >/tmp/devinfo.txt 2>&1 || true
+sed 's/^/  | /' /tmp/devinfo.txt
+for want in 'hca_id:[[:space:]]+zz0' 'transport:[[:space:]]+InfiniBand' \
+	    'fw_ver:[[:space:]]+0\.1\.0' 'node_guid:' 'phys_port_cnt:[[:space:]]+1' \
+	    'state:[[:space:]]+PORT_ACTIVE' 'link_layer:[[:space:]]+Ethernet' \
+	    'active_mtu:[[:space:]]+1024' 'max_pd:[[:space:]]+65536' \
+	    'GID\[[[:space:]]*1\]:[[:space:]]+::ffff:10\.0\.0\.1, RoCE v2'; do
+	ok "ibv_devinfo shows /$want/" grep -Eq "$want" /tmp/devinfo.txt
+done
+equals "sysfs fw_ver" 0.1.0 "$(cat /sys/class/infiniband/zz0/fw_ver)"
+ok "ibv_devinfo -v exits 0" ibv_devinfo -v -d zz0
+ok "uverbs_probe" "$probe" zz0
+cat /tmp/vm-step.log
+
+# Nothing stays behind a process that exits or is killed.
+no_wookie_objects() {
+	! rdma resource show 2>/dev/null | grep -E '^[0-9]+: zz0:|dev zz0' |
+		grep -Eq 'pd [1-9]|cq [1-9]|qp [1-9]|mr [1-9]|ctx [1-9]'
+}
+ok "no objects after exit" no_wookie_objects
+"$probe" zz0 hold >/tmp/hold.log 2>&1 &
+holder=$!
+ok "holder running" wait_until 10 grep -q holding /tmp/hold.log
+ok "rdma resource shows its PDs" sh -c 'rdma resource show pd | grep -q "dev zz0"'
+objects_held() { ! no_wookie_objects; }
+ok "rdma resource counts its objects" objects_held
+kill -9 $holder
+wait $holder 2>/dev/null || true
+ok "no objects after kill -9" wait_until 10 no_wookie_objects
+rdma resource show
+
+# Deleting a device with a user attached disassociates the user.
+"$probe" zz0 hold >/tmp/hold.log 2>&1 &
+holder=$!
+ok "holder running again" wait_until 10 grep -q holding /tmp/hold.log
+ok "delete zz0 while in use" timeout 60 rdma link delete zz0
+ok "zz0 gone" rdma_dev_gone zz0
+ok "holder survives disassociation" kill -0 $holder
+kill -9 $holder
+wait $holder 2>/dev/null || true
+
+vm_done

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Host-side test of scripts/vm-run's verdicts, each check able to fail
+# both ways: a module that WARN()s on load must fail the run and be named,
+# the same module loaded quietly must pass, splat-like text printed by the
+# command must not count, the command's exit status must come back, and
+# a guest that never finishes or a missing wookie.ko must fail the run.
+# vm-test passes extra vm-run options (--debug-kernel) in WOOKIE_VM_ARGS.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$top/scripts/lib.sh"
+
+read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
+kdir=/lib/modules/$WOOKIE_KVER/build
+kver=$WOOKIE_KVER
+for a in "${vm_args[@]}"; do
+	if [ "$a" = --debug-kernel ]; then
+		"$top/scripts/build-debug-kernel" >/dev/null
+		kdir=$WOOKIE_DEBUG_KBUILD
+		kver=$(cat "$kdir/include/config/kernel.release")
+	fi
+done
+
+# Build a copy so no objects land in the source tree.
+src=$top/tests/vm/splat-module
+mod=$WOOKIE_BUILD/splat-module/$kver
+rm -rf "$mod"
+mkdir -p "$mod"
+cp "$src/Kbuild" "$src/wookie_splat_test.c" "$mod/"
+make -s -C "$kdir" M="$mod" modules
+ko=$mod/wookie_splat_test.ko
+[ -f "$ko" ] || wookie_die "$ko not built"
+
+logs=${WOOKIE_VM_LOGDIR:-$WOOKIE_BUILD/vm/logs/splat-detector}
+mkdir -p "$logs"
+failed=0
+
+# check NAME WANT_RC PATTERN_WANTED PATTERN_UNWANTED VM-RUN-ARGS...
+# Runs vm-run; WANT_RC "nonzero" accepts any failure status.
+check() {
+	local name=$1 want=$2 yes=$3 no=$4 rc=0 log=$logs/$1.log why=
+
+	shift 4
+	"$top/scripts/vm-run" "${vm_args[@]}" "$@" >"$log" 2>&1 || rc=$?
+	if [ "$want" = nonzero ]; then
+		[ "$rc" -ne 0 ] || why="vm-run passed; it must fail"
+	else
+		[ "$rc" -eq "$want" ] || why="vm-run exited $rc, want $want"
+	fi
+	if [ -z "$why" ] && [ -n "$yes" ] && ! grep -qE "$yes" "$log"; then
+		why="no line matches /$yes/"
+	fi
+	if [ -z "$why" ] && [ -n "$no" ] && grep -qE "$no" "$log"; then
+		why="a line matches /$no/: $(grep -m1 -E "$no" "$log")"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok $name: $why (log $log)"
+		tail -n 30 "$log" | sed 's/^/#   /'
+		failed=1
+	else
+		echo "ok $name (vm-run exit $rc)"
+	fi
+}
+
+detected='^vm-run: kernel splat detected:'
+
+# The WARN must fail the run, and the report must name the culprit.
+check warn-fails nonzero \
+	'^vm-run:   .*WARNING: .*wookie_splat_test' '' \
+	--no-module -- insmod "$ko"
+grep -qE "$detected" "$logs/warn-fails.log" || {
+	echo "not ok warn-fails-message: no '$detected' line"
+	failed=1
+}
+
+# The same module without the WARN must pass.
+check quiet-passes 0 '' "$detected" \
+	--no-module -- insmod "$ko" mode=none
+
+# Splat words in the command's own output are not kernel messages, and
+# the command's status is vm-run's.
+check exit-status 3 '' "$detected" \
+	--no-module -- bash -c 'echo "WARNING: CPU: 0 PID: 1 at fake"; echo "BUG: not a kernel line"; exit 3'
+
+# A missing wookie.ko fails the run with a clear message.
+check missing-module nonzero 'module-load: .*does not exist' '' \
+	--module /nonexistent/wookie.ko -- true
+
+# A guest that does not finish is killed and fails.
+check timeout 124 '^vm-run: timed out' '' \
+	--no-module --timeout 30 -- sleep 1000
+
+exit "$failed"

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// uverbs_probe DEVICE [hold]: exercises a wookie device through the distro's
+// libibverbs and the wookie provider, the way an application would, and
+// checks every answer: contexts, queries, PDs, the verbs that must say
+// EOPNOTSUPP, and the mmap keys of the doorbell page.  Prints one line per
+// check and exits non-zero if any failed.  With "hold" it opens a context,
+// maps the doorbell page, allocates PDs, prints "holding" and sleeps, for
+// tests that kill it.
+#include <infiniband/verbs.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+
+namespace {
+
+int failures;
+
+void check(bool ok, const std::string &what)
+{
+	std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+	if (!ok)
+		++failures;
+}
+
+ibv_context *open_by_name(const char *name)
+{
+	int n = 0;
+	ibv_device **list = ibv_get_device_list(&n);
+	ibv_context *ctx = nullptr;
+
+	for (int i = 0; list && i < n; i++)
+		if (!std::strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+// A verb that is not implemented must fail with EOPNOTSUPP, not crash.
+void check_unsupported(const char *what, const std::function<bool()> &call)
+{
+	errno = 0;
+	bool failed = call();
+	check(failed && errno == EOPNOTSUPP,
+	      std::string(what) + " fails with EOPNOTSUPP (errno " +
+		      std::to_string(errno) + ")");
+}
+
+void check_mmap(ibv_context *ctx)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	// The kernel hands out the doorbell page as the context's first key.
+	const off_t key = 0;
+	void *p;
+
+	p = mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd, key);
+	check(p != MAP_FAILED, "doorbell page maps read-only");
+	if (p != MAP_FAILED) {
+		const unsigned int *flags = static_cast<unsigned int *>(p);
+		check(*flags == 0, "doorbell page starts zeroed");
+		check(mprotect(p, page, PROT_READ | PROT_WRITE) != 0,
+		      "mprotect cannot make it writable");
+		munmap(p, page);
+	}
+
+	errno = 0;
+	p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->cmd_fd, key);
+	check(p == MAP_FAILED && errno == EPERM, "writable mapping: EPERM");
+	errno = 0;
+	p = mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, ctx->cmd_fd, key);
+	check(p == MAP_FAILED && errno == EINVAL, "wrong length: EINVAL");
+	errno = 0;
+	p = mmap(nullptr, page, PROT_READ, MAP_PRIVATE, ctx->cmd_fd, key);
+	check(p == MAP_FAILED && errno == EINVAL, "private mapping: EINVAL");
+	errno = 0;
+	p = mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd,
+		 1000 * page);
+	check(p == MAP_FAILED && errno == EINVAL, "unknown key: EINVAL");
+	errno = 0;
+	p = mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd,
+		 (off_t)1 << 44);
+	check(p == MAP_FAILED && errno == EINVAL, "huge key: EINVAL");
+}
+
+void check_queries(ibv_context *ctx)
+{
+	ibv_device_attr_ex dev = {};
+	ibv_port_attr port = {};
+	ibv_gid_entry gid = {};
+	uint16_t pkey = 0;
+
+	check(!ibv_query_device_ex(ctx, nullptr, &dev), "query_device_ex");
+	check(dev.orig_attr.phys_port_cnt == 1, "one port");
+	check(dev.orig_attr.max_pd > 0, "max_pd reported");
+	check(!ibv_query_port(ctx, 1, &port), "query_port 1");
+	check(port.link_layer == IBV_LINK_LAYER_ETHERNET, "Ethernet link layer");
+	check(port.state == IBV_PORT_ACTIVE, "port ACTIVE");
+	check(ibv_query_port(ctx, 2, &port) != 0, "query_port 2 fails");
+	check(!ibv_query_pkey(ctx, 1, 0, &pkey) && pkey == 0xffff,
+	      "P_Key 0 is 0xffff");
+	check(ibv_query_pkey(ctx, 1, 1, &pkey) != 0, "P_Key 1 does not exist");
+	check(!ibv_query_gid_ex(ctx, 1, 1, &gid, 0) &&
+		      gid.gid_type == IBV_GID_TYPE_ROCE_V2,
+	      "GID 1 is RoCEv2");
+}
+
+void check_pds(ibv_context *ctx)
+{
+	ibv_pd *pd[8];
+	bool ok = true;
+
+	for (auto &p : pd) {
+		p = ibv_alloc_pd(ctx);
+		ok = ok && p;
+	}
+	check(ok, "alloc 8 PDs");
+	for (auto &p : pd)
+		ok = ok && p && !ibv_dealloc_pd(p);
+	check(ok, "dealloc 8 PDs");
+}
+
+int hold(ibv_context *ctx)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+
+	if (mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd, 0) ==
+	    MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 4; i++)
+		if (!ibv_alloc_pd(ctx))
+			return 1;
+	std::printf("holding\n");
+	std::fflush(stdout);
+	for (;;)
+		pause();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 && !(argc == 3 && !std::strcmp(argv[2], "hold"))) {
+		std::fprintf(stderr, "usage: %s DEVICE [hold]\n", argv[0]);
+		return 2;
+	}
+	ibv_context *ctx = open_by_name(argv[1]);
+	check(ctx, std::string("open ") + argv[1]);
+	if (!ctx)
+		return 1;
+	if (argc == 3)
+		return hold(ctx);
+	ibv_context *ctx2 = open_by_name(argv[1]);
+	check(ctx2, "a second context on the same device");
+
+	check_queries(ctx);
+	check_pds(ctx);
+	check_mmap(ctx);
+
+	ibv_pd *pd = ibv_alloc_pd(ctx);
+	check_unsupported("create_cq", [&] {
+		return !ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
+	});
+	if (pd) {
+		static char buf[4096];
+		ibv_qp_init_attr qp_attr = {};
+
+		qp_attr.qp_type = IBV_QPT_RC;
+		qp_attr.cap.max_send_wr = 1;
+		qp_attr.cap.max_recv_wr = 1;
+		qp_attr.cap.max_send_sge = 1;
+		qp_attr.cap.max_recv_sge = 1;
+		check_unsupported("reg_mr", [&] {
+			return !ibv_reg_mr(pd, buf, sizeof(buf),
+					   IBV_ACCESS_LOCAL_WRITE);
+		});
+		check_unsupported("create_qp", [&] {
+			return !ibv_create_qp(pd, &qp_attr);
+		});
+		check(!ibv_dealloc_pd(pd), "dealloc PD");
+	}
+
+	if (ctx2)
+		check(!ibv_close_device(ctx2), "close second context");
+	check(!ibv_close_device(ctx), "close context");
+	std::printf("%s\n", failures ? "uverbs_probe: FAILED" : "uverbs_probe: all ok");
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module for the VM harness: loading it with mode=warn (the
+ * default) triggers a kernel WARN(), which scripts/vm-run must report as
+ * a splat; mode=none loads quietly, which vm-run must let pass.
+ */
+#include <linux/bug.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+static char *mode = "warn";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "warn: WARN() on load (default); none: load quietly");
+
+static int __init wookie_splat_test_init(void)
+{
+	if (!strcmp(mode, "warn")) {
+		WARN(1, "wookie_splat_test: deliberate warning\n");
+		return 0;
+	}
+	if (!strcmp(mode, "none"))
+		return 0;
+	pr_err("wookie_splat_test: unknown mode '%s'\n", mode);
+	return -EINVAL;
+}
+
+static void __exit wookie_splat_test_exit(void)
+{
+}
+
+module_init(wookie_splat_test_init);
+module_exit(wookie_splat_test_exit);
+
+MODULE_DESCRIPTION("wookie VM harness test: WARN() on load");
+MODULE_LICENSE("GPL");

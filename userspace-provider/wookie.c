@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * wookie: rdma-core provider for the wookie software RoCEv2 device.
+ *
+ * Device matching, user context (with the read-only doorbell page) and the
+ * plain command-channel verbs.  Every verb not set in wookie_ctx_ops falls
+ * through to libibverbs' dummy ops, which fail with EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "wookie.h"
+
+static int wookie_query_device_ex(struct ibv_context *ibctx,
+				  const struct ibv_query_device_ex_input *input,
+				  struct ibv_device_attr_ex *attr,
+				  size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw_ver;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	fw_ver = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw_ver >> 32) & 0xffff,
+		 (unsigned int)(fw_ver >> 16) & 0xffff,
+		 (unsigned int)fw_ver & 0xffff);
+	return 0;
+}
+
+static int wookie_query_port(struct ibv_context *ibctx, uint8_t port,
+			     struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd = {};
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int wookie_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (ret)
+		return ret;
+
+	free(pd);
+	return 0;
+}
+
+static void wookie_free_context(struct ibv_context *ibctx)
+{
+	struct wookie_context *ctx = to_wctx(ibctx);
+
+	munmap((void *)ctx->db_page, ctx->db_page_size);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops wookie_ctx_ops = {
+	.alloc_pd = wookie_alloc_pd,
+	.dealloc_pd = wookie_dealloc_pd,
+	.free_context = wookie_free_context,
+	.query_device_ex = wookie_query_device_ex,
+	.query_port = wookie_query_port,
+};
+
+static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,
+						  int cmd_fd,
+						  void *private_data
+						  __attribute__((unused)))
+{
+	struct wookie_get_context_resp resp = {};
+	struct wookie_get_context cmd = {};
+	struct wookie_context *ctx;
+	void *db_page;
+	int ret;
+
+	/* On failure this closes cmd_fd, which is ours from here on. */
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	cmd.drv_payload.abi_version = WOOKIE_ABI_VERSION;
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		errno = ret;
+		goto err_ctx;
+	}
+
+	if (resp.drv_payload.abi_version != WOOKIE_ABI_VERSION) {
+		fprintf(stderr,
+			"wookie: device %s answered with ABI %u, this provider ABI %u; install the matching module and provider\n",
+			ibdev->name, resp.drv_payload.abi_version,
+			WOOKIE_ABI_VERSION);
+		errno = EPROTO;
+		goto err_ctx;
+	}
+
+	if (resp.drv_payload.db_page_size < sizeof(struct wookie_db_page)) {
+		verbs_err(&ctx->ibv_ctx, "doorbell page too small (%u bytes)\n",
+			  resp.drv_payload.db_page_size);
+		errno = EPROTO;
+		goto err_ctx;
+	}
+
+	db_page = mmap(NULL, resp.drv_payload.db_page_size, PROT_READ,
+		       MAP_SHARED, cmd_fd, resp.drv_payload.db_page_key);
+	if (db_page == MAP_FAILED) {
+		verbs_err(&ctx->ibv_ctx, "cannot map the doorbell page: %m\n");
+		goto err_ctx;
+	}
+	ctx->db_page = db_page;
+	ctx->db_page_size = resp.drv_payload.db_page_size;
+
+	verbs_set_ops(&ctx->ibv_ctx, &wookie_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err_ctx:
+	/* Closes cmd_fd: the kernel then releases the ucontext. */
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
+
+/*
+ * A device is ours if it has the wookie ABI attribute, whatever its name;
+ * kernel drivers outside the tree all report RDMA_DRIVER_UNKNOWN, so there is
+ * no driver id to match on.
+ */
+static bool wookie_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	unsigned long abi;
+	char buf[32];
+	char *end;
+	int len;
+
+	len = ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev, "%s",
+					WOOKIE_SYSFS_ABI_ATTR);
+	if (len < 0)
+		return false;	/* not a wookie device */
+
+	errno = 0;
+	abi = len > 0 ? strtoul(buf, &end, 10) : 0;
+	if (len == 0 || errno || end == buf || *end) {
+		fprintf(stderr,
+			"wookie: device %s has an unreadable %s; install the matching module and provider\n",
+			sysfs_dev->ibdev_name, WOOKIE_SYSFS_ABI_ATTR);
+		return false;
+	}
+
+	if (abi != WOOKIE_ABI_VERSION) {
+		fprintf(stderr,
+			"wookie: device %s speaks ABI %lu, this provider ABI %u; install the matching module and provider\n",
+			sysfs_dev->ibdev_name, abi, WOOKIE_ABI_VERSION);
+		return false;
+	}
+
+	/*
+	 * libibverbs checks the uverbs ABI against match_{min,max}_abi_version
+	 * only after this returns true; the kernel reports the same number
+	 * there, so a difference means a broken module: say so ourselves.
+	 */
+	if (sysfs_dev->abi_ver != WOOKIE_ABI_VERSION) {
+		fprintf(stderr,
+			"wookie: device %s speaks ABI %lu but uverbs ABI %u, this provider ABI %u; install the matching module and provider\n",
+			sysfs_dev->ibdev_name, abi, sysfs_dev->abi_ver,
+			WOOKIE_ABI_VERSION);
+		return false;
+	}
+	return true;
+}
+
+static struct verbs_device *
+wookie_alloc_device(struct verbs_sysfs_dev *sysfs_dev __attribute__((unused)))
+{
+	struct wookie_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void wookie_uninit_device(struct verbs_device *vdev)
+{
+	free(to_wdev(&vdev->device));
+}
+
+static const struct verbs_device_ops wookie_dev_ops = {
+	.name = "wookie",
+	/*
+	 * Checked by libibverbs against the uverbs ABI of the device
+	 * (ib_device_ops.uverbs_abi_ver) after wookie_match_device() has
+	 * accepted it, which it only does for this same version.
+	 */
+	.match_min_abi_version = WOOKIE_ABI_VERSION,
+	.match_max_abi_version = WOOKIE_ABI_VERSION,
+	.match_device = wookie_match_device,
+	.alloc_device = wookie_alloc_device,
+	.uninit_device = wookie_uninit_device,
+	.alloc_context = wookie_alloc_context,
+};
+
+PROVIDER_DRIVER(wookie, wookie_dev_ops);
