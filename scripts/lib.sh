@@ -33,19 +33,21 @@ wookie_linux_source() {
 # --- VM harness (scripts/vm-run) ------------------------------------------
 
 # Kernel log patterns that fail a VM run: oopses, WARN()s, sanitizer and
-# lockdep reports, stalls, list/refcount/slab corruption, kmemleak leaks.
-WOOKIE_SPLAT_RE='BUG:|BUG [^ ]+ \(|kernel BUG at|Oops|: [0-9a-f]{4} \[#[0-9]+\]|WARNING:|\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|DEBUG_LOCKS_WARN_ON|bad unlock balance|held lock freed|lock held at task exit|soft lockup|hung task|blocked for more than|self-detected stall|detected stall|rcu: INFO|refcount_t:|list_add corruption|list_del corruption|unreferenced object|suspected memory leak|general protection fault|Kernel panic|Slab corruption|Poison overwritten|scheduling while atomic|sleeping function called from invalid context|ODEBUG:|stack-protector|kernel stack overflow|double fault'
+# lockdep reports, stalls, list/refcount/slab corruption, kmemleak leaks
+# ("unreferenced object": kmemleak's own "N new suspected memory leaks"
+# log line is not used, as it cannot tell boot-time objects from ours).
+WOOKIE_SPLAT_RE='BUG:|BUG [^ ]+ \(|kernel BUG at|Oops|: [0-9a-f]{4} \[#[0-9]+\]|WARNING:|\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|DEBUG_LOCKS_WARN_ON|bad unlock balance|held lock freed|lock held at task exit|soft lockup|hung task|blocked for more than|self-detected stall|detected stall|rcu: INFO|refcount_t:|list_add corruption|list_del corruption|unreferenced object|general protection fault|Kernel panic|Slab corruption|Poison overwritten|scheduling while atomic|sleeping function called from invalid context|ODEBUG:|stack-protector|kernel stack overflow|double fault'
 
 # wookie_vm_kernel_lines CONSOLE_LOG MARKER_PREFIX [FILE...]
 # Print the kernel's lines of a VM console log.  The console mixes kernel
 # messages with the command's output, so only these count: text from a
 # printk timestamp "[   12.345678] " on (the kernel writes a message in
 # one go, but may cut into a line of user output), and whole lines
-# between the guest init's dmesg-begin/end and kmemleak-begin/end markers.
-# FILEs (the dmesg and kmemleak dumps) are kernel text throughout.
-# kmemleak's "new suspected memory leaks" line is dropped until the guest
-# init's "kmemleak baseline taken" line: those are boot-time objects,
-# reported and cleared on purpose.
+# between the guest init's dmesg-begin/end markers.  FILEs (the dmesg
+# dump) are kernel text throughout.  The kmemleak report between
+# kmemleak-begin/end gives one line per leaked object, header and comm
+# line joined, for objects younger than the window= on the begin marker
+# (older ones predate wookie.ko).
 wookie_vm_kernel_lines() {
 	local log=$1 prefix=$2 f
 
@@ -53,15 +55,32 @@ wookie_vm_kernel_lines() {
 	# shellcheck disable=SC2016
 	local prog='
 		function out(s) {
-			if (s ~ /wookie-vm: kmemleak baseline taken/)
-				base = 1
-			else if (base || s !~ /new suspected memory leaks/)
+			if (s !~ /new suspected memory leaks \(see/)
 				print s
 		}
 		!console { out($0); next }
-		index($0, p "dmesg-begin") { dump = 1; base = 0; next }
-		index($0, p "kmemleak-begin") { dump = 1; next }
-		index($0, p "dmesg-end") || index($0, p "kmemleak-end") { dump = 0; next }
+		index($0, p "dmesg-begin") { dump = 1; next }
+		index($0, p "dmesg-end") { dump = 0; next }
+		index($0, p "kmemleak-begin") {
+			leak = 1
+			window = 1e9
+			if (match($0, /window=[0-9]+/))
+				window = substr($0, RSTART + 7, RLENGTH - 7) + 0
+			next
+		}
+		index($0, p "kmemleak-end") { leak = 0; next }
+		leak && /^unreferenced object/ { hdr = $0; next }
+		leak && hdr != "" && /^ *comm / {
+			age = 0
+			if (match($0, /\(age [0-9.]+s\)/))
+				age = substr($0, RSTART + 5, RLENGTH - 7) + 0
+			sub(/^ +/, "")
+			if (age <= window)
+				print hdr " " $0
+			hdr = ""
+			next
+		}
+		leak { next }
 		dump { out($0); next }
 		match($0, /\[ *[0-9]+\.[0-9]+\] /) { out(substr($0, RSTART)) }
 	'
@@ -122,7 +141,7 @@ wookie_vm_initramfs() {
 	tmp=$(mktemp -d "$dir/tmp.XXXXXX")
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp "$bb" "$tmp/bin/busybox"
-	for a in sh mount insmod mkdir cat chmod ln switch_root poweroff sleep hostname ip echo; do
+	for a in sh mount insmod mkdir cat cp touch chmod ln switch_root poweroff sleep hostname ip echo; do
 		ln -s busybox "$tmp/bin/$a"
 	done
 	cp "$init" "$tmp/init"

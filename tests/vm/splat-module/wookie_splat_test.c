@@ -2,21 +2,37 @@
 /*
  * Test-only module for the VM harness: loading it with mode=warn (the
  * default) triggers a kernel WARN(), which scripts/vm-run must report as
- * a splat; mode=none loads quietly, which vm-run must let pass.
+ * a splat; mode=leak leaks an allocation, which vm-run must report on a
+ * kernel with kmemleak; mode=none loads quietly, which vm-run must let
+ * pass.
  */
 #include <linux/bug.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 static char *mode = "warn";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "warn: WARN() on load (default); none: load quietly");
+MODULE_PARM_DESC(mode,
+		 "warn: WARN() on load (default); leak: leak 64 bytes; none: load quietly");
+
+/* Allocate and forget the only pointer, for kmemleak to find. */
+static noinline void wookie_splat_test_leak(void)
+{
+	void *p = kzalloc(64, GFP_KERNEL);
+
+	pr_info("wookie_splat_test: leaking %s\n", p ? "64 bytes" : "nothing");
+}
 
 static int __init wookie_splat_test_init(void)
 {
 	if (!strcmp(mode, "warn")) {
 		WARN(1, "wookie_splat_test: deliberate warning\n");
+		return 0;
+	}
+	if (!strcmp(mode, "leak")) {
+		wookie_splat_test_leak();
 		return 0;
 	}
 	if (!strcmp(mode, "none"))
@@ -32,5 +48,5 @@ static void __exit wookie_splat_test_exit(void)
 module_init(wookie_splat_test_init);
 module_exit(wookie_splat_test_exit);
 
-MODULE_DESCRIPTION("wookie VM harness test: WARN() on load");
+MODULE_DESCRIPTION("wookie VM harness test: WARN() or leak on load");
 MODULE_LICENSE("GPL");
