@@ -25,7 +25,14 @@ else
 	echo "note: run with --no-module; wookie.ko not checked"
 fi
 
-for d in /tmp /var/tmp /run /root /var/log /etc /var/lib "$WOOKIE_VM_OUT"; do
+writable=(/tmp /var/tmp /run /root /var/log /etc/libibverbs.d "$WOOKIE_VM_OUT")
+# /etc and /var/lib are overlays where the kernel has overlayfs.
+if grep -q '^overlay /etc ' /proc/mounts; then
+	writable+=(/etc /var/lib)
+else
+	echo "note: no overlayfs in $(uname -r); /etc and /var/lib are read-only"
+fi
+for d in "${writable[@]}"; do
 	f=$(mktemp -p "$d") || fail "$d not writable"
 	rm -f "$f"
 done
