@@ -218,3 +218,22 @@ wookie_vm_boot_image() {
 	echo "$key" >"$out.none"
 	echo "$bz"
 }
+
+# For host tests run by scripts/vm-test: set vm_args (the vm-run options in
+# WOOKIE_VM_ARGS), kdir and kver (Kbuild tree and release of the kernel
+# those runs boot) and debug (1 on the sanitizer kernel).
+wookie_host_test_kernel() {
+	local a
+
+	read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
+	kdir=/lib/modules/$WOOKIE_KVER/build
+	kver=$WOOKIE_KVER
+	debug=
+	for a in "${vm_args[@]}"; do
+		if [ "$a" = --debug-kernel ]; then
+			kdir=$("$WOOKIE_TOP/scripts/build-debug-kernel" | tail -1)
+			kver=$(cat "$kdir/include/config/kernel.release")
+			debug=1
+		fi
+	done
+}

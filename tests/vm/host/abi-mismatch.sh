@@ -10,15 +10,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/scripts/lib.sh"
 
-read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
-kdir=/lib/modules/$WOOKIE_KVER/build
-kver=$WOOKIE_KVER
-for a in "${vm_args[@]}"; do
-	if [ "$a" = --debug-kernel ]; then
-		kdir=$("$top/scripts/build-debug-kernel" | tail -1)
-		kver=$(cat "$kdir/include/config/kernel.release")
-	fi
-done
+wookie_host_test_kernel
 
 want=$(sed -n 's/^#define WOOKIE_ABI_VERSION \([0-9]*\)$/\1/p' \
 	"$top/include/uapi/rdma/wookie-abi.h")

@@ -11,18 +11,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/scripts/lib.sh"
 
-read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
-kdir=/lib/modules/$WOOKIE_KVER/build
-kver=$WOOKIE_KVER
-debug=
-for a in "${vm_args[@]}"; do
-	if [ "$a" = --debug-kernel ]; then
-		"$top/scripts/build-debug-kernel" >/dev/null
-		kdir=$WOOKIE_DEBUG_KBUILD
-		kver=$(cat "$kdir/include/config/kernel.release")
-		debug=1
-	fi
-done
+wookie_host_test_kernel
 # The debug kernel boots in about a minute under TCG; its kmemleak scans
 # take another, so checks that do not need them skip them.
 quick=()
