@@ -7,6 +7,7 @@
 #define WOOKIE_H
 
 #include <linux/list.h>
+#include <linux/stringify.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
@@ -14,9 +15,14 @@
 #include <rdma/wookie-abi.h>
 
 #define WOOKIE_DRV_NAME "wookie"
-/* Reported as the firmware version: major.minor.sub. */
-#define WOOKIE_VERSION "0.1.0"
-#define WOOKIE_FW_VER ((0ULL << 32) | (1ULL << 16) | 0ULL)
+/* The module version, also reported as the firmware version. */
+#define WOOKIE_VERSION_MAJOR 0
+#define WOOKIE_VERSION_MINOR 1
+#define WOOKIE_VERSION_SUB 0
+#define WOOKIE_VERSION __stringify(WOOKIE_VERSION_MAJOR.WOOKIE_VERSION_MINOR.WOOKIE_VERSION_SUB)
+/* ib_device_attr.fw_ver packing, as the provider unpacks it. */
+#define WOOKIE_FW_VER ((u64)WOOKIE_VERSION_MAJOR << 32 | \
+		       (u64)WOOKIE_VERSION_MINOR << 16 | WOOKIE_VERSION_SUB)
 
 /*
  * Device limits: what the module enforces today.  Objects whose verbs are

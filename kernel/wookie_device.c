@@ -98,9 +98,7 @@ static int wookie_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 
 static void wookie_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%llu.%llu.%llu",
-		 WOOKIE_FW_VER >> 32, (WOOKIE_FW_VER >> 16) & 0xffff,
-		 WOOKIE_FW_VER & 0xffff);
+	strscpy(str, WOOKIE_VERSION, IB_FW_VERSION_NAME_MAX);
 }
 
 /* Called by ib_core once the device is unregistered, or on a failed add. */
