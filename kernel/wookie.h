@@ -10,9 +10,18 @@
 #include <linux/stringify.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/if_ether.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
 
 #include <rdma/wookie-abi.h>
+#include "portable/wookie_queue.h"
+#include "portable/wookie_wire.h"
 
 #define WOOKIE_DRV_NAME "wookie"
 /* The module version, also reported as the firmware version. */
@@ -30,11 +39,34 @@
  */
 #define WOOKIE_MAX_UCONTEXT 512
 #define WOOKIE_MAX_PD 0x10000
+#define WOOKIE_MAX_MR 0x10000
+#define WOOKIE_MAX_MW 0x10000
+#define WOOKIE_MAX_CQ 0x4000
+#define WOOKIE_MAX_CQE (WOOKIE_MAX_RING_ENTRIES - 1)
+#define WOOKIE_MAX_QP 0x4000
+#define WOOKIE_MAX_QP_WR (WOOKIE_MAX_RING_ENTRIES - 1)
+#define WOOKIE_MAX_SRQ 0x4000
+#define WOOKIE_MAX_SRQ_WR (WOOKIE_MAX_RING_ENTRIES - 1)
+#define WOOKIE_MAX_AH 0x10000
+#define WOOKIE_MAX_RD_ATOMIC 16
 #define WOOKIE_GID_TBL_LEN 256
 #define WOOKIE_PKEY_TBL_LEN 1
 #define WOOKIE_MAX_MSG_SIZE 0x80000000u
+#define WOOKIE_MAX_MR_SIZE 0x80000000ull
+#define WOOKIE_MAX_FAST_REG_PAGES 512
 #define WOOKIE_VENDOR_ID 0
 #define WOOKIE_VENDOR_PART_ID 0x776b
+/* The requester asks for an ACK at least every this many packets. */
+#define WOOKIE_ACK_REQ_EVERY 16
+/* Packets a requester keeps unacknowledged at most. */
+#define WOOKIE_MAX_INFLIGHT_PKTS 128
+/* Packets one QP handles in one pass of its work before yielding. */
+#define WOOKIE_WORK_BUDGET 64
+/* Inbound packets a QP queues at most before dropping. */
+#define WOOKIE_MAX_INBOUND_PKTS 4096
+/* QPNs 0 and 1 are the special QPs RoCE does not use here. */
+#define WOOKIE_FIRST_QPN 0x10
+#define WOOKIE_MAX_QPN 0xffffff
 
 struct wookie_dev {
 	struct ib_device ibdev;
@@ -51,7 +83,40 @@ struct wookie_dev {
 	int port_state;
 	atomic_t num_ucontext;
 	atomic_t num_pd;
+	atomic_t num_mr;
+	atomic_t num_mw;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_ah;
+
+	/*
+	 * Key index (key >> 8) -> struct wookie_mr or struct wookie_mw,
+	 * told apart by the low bit of the entry (xa_tag_pointer() tag
+	 * WOOKIE_KEY_TAG_*); lookups under RCU take a reference.
+	 */
+	struct xarray keys;
+	/* QPN -> struct wookie_qp, for delivery; lookups take a reference. */
+	struct xarray qps;
+	u32 next_qpn;
+	/* ah_num -> struct wookie_ah */
+	struct xarray ahs;
+	/* Serialises atomic operations on memory, as one HCA would. */
+	spinlock_t atomic_lock;
+	/* Runs each QP's engine work; ordered per QP by the work item. */
+	struct workqueue_struct *wq;
+	/* Packets dropped on receive, by reason; see wookie_net.c. */
+	atomic64_t rx_dropped;
+	atomic64_t rx_bad_hdr;
+	atomic64_t rx_no_qp;
+	atomic64_t rx_bad_qkey;
+	atomic64_t rx_bad_pkey;
+	atomic64_t rx_qp_busy;
+	atomic64_t tx_no_route;
 };
+
+#define WOOKIE_KEY_TAG_MR 0
+#define WOOKIE_KEY_TAG_MW 1
 
 struct wookie_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -70,9 +135,391 @@ struct wookie_pd {
 	struct ib_pd ibpd;
 };
 
+/*
+ * A ring as the kernel sees it.  User rings live in vmalloc_user() memory
+ * owned by their mmap entry; kernel rings in vzalloc() memory.  The
+ * kernel's own indices are kept in the owning object, never read back
+ * from the header.
+ */
+struct wookie_ring {
+	struct wookie_ring_hdr *hdr;
+	void *slots;
+	u32 num_entries;
+	u32 stride;
+	size_t bytes;
+	/* User rings: the mapping's entry; NULL for kernel rings. */
+	struct rdma_user_mmap_entry *mmap_entry;
+};
+
+static inline void *wookie_ring_slot(const struct wookie_ring *ring, u32 index)
+{
+	return ring->slots +
+	       (size_t)(index & (ring->num_entries - 1)) * ring->stride;
+}
+
+/* Address vector: where a packet goes and how it is addressed. */
+struct wookie_av {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 sgid_index;
+	u32 flow_label;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sl;
+	/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
+	u8 network_type;
+	u8 dmac[ETH_ALEN];
+	/* dgid is an address of this device (set by the engine's users). */
+	bool local;
+};
+
+struct wookie_ah {
+	struct ib_ah ibah;
+	struct wookie_av av;
+	u32 ah_num;
+};
+
+enum wookie_mr_kind {
+	/* reg_user_mr: pinned user pages. */
+	WOOKIE_MR_USER,
+	/* get_dma_mr: all kernel memory, addresses are kernel virtual. */
+	WOOKIE_MR_DMA,
+	/* alloc_mr: pages set by map_mr_sg, made valid by a REG_MR WR. */
+	WOOKIE_MR_FAST,
+};
+
+enum wookie_key_state {
+	WOOKIE_KEY_INVALID,
+	WOOKIE_KEY_FREE,
+	WOOKIE_KEY_VALID,
+};
+
+struct wookie_mr {
+	struct ib_mr ibmr;
+	enum wookie_mr_kind kind;
+	/* Dropped by lookups' users; dereg waits for the last one. */
+	refcount_t refcount;
+	struct completion released;
+	/* Protects state, rkey changes and the page list. */
+	spinlock_t lock;
+	enum wookie_key_state state;
+	/* IB_ACCESS_* */
+	int access;
+	u64 iova;
+	u64 length;
+	/* WOOKIE_MR_USER */
+	struct ib_umem *umem;
+	/* Pages covering [iova, iova + length), the first at page_offset. */
+	struct page **pages;
+	/* WOOKIE_MR_FAST: kernel virtual address of each page (virt DMA). */
+	u64 *page_addrs;
+	unsigned int num_pages;
+	unsigned int max_pages;
+	unsigned int page_shift;
+	unsigned int page_offset;
+	/* Windows bound to this MR; dereg refuses while any is. */
+	atomic_t num_mw;
+};
+
+struct wookie_mw {
+	struct ib_mw ibmw;
+	refcount_t refcount;
+	struct completion released;
+	spinlock_t lock;
+	enum wookie_key_state state;
+	/* Bound to (a reference held); NULL when not bound. */
+	struct wookie_mr *mr;
+	/* Type 2: the QP it was bound through; only it may use the rkey. */
+	u32 qp_num;
+	int access;
+	u64 addr;
+	u64 length;
+};
+
+/* What a memory access is for, as wookie_mem_get() checks it. */
+enum wookie_mem_use {
+	WOOKIE_MEM_LOCAL_READ,		/* lkey, data read from memory */
+	WOOKIE_MEM_LOCAL_WRITE,		/* lkey, data written to memory */
+	WOOKIE_MEM_REMOTE_READ,		/* rkey */
+	WOOKIE_MEM_REMOTE_WRITE,	/* rkey */
+	WOOKIE_MEM_REMOTE_ATOMIC,	/* rkey */
+};
+
+struct wookie_cq {
+	struct ib_cq ibcq;
+	/* Writers of CQEs, resize, and kernel poll_cq. */
+	spinlock_t lock;
+	struct wookie_ring ring;
+	/* The kernel's producer index; the header's is a copy for users. */
+	u32 producer;
+	/* Kernel consumers: poll_cq's index. */
+	u32 consumer;
+	/* Kernel consumers: IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed. */
+	u32 notify;
+	/* Overflowed: the CQ error event was raised, no more CQEs. */
+	bool error;
+	bool user;
+};
+
+struct wookie_srq {
+	struct ib_srq ibsrq;
+	/* Consumers: the responders of every QP on this SRQ. */
+	spinlock_t lock;
+	struct wookie_ring ring;
+	u32 consumer;
+	u32 max_sge;
+	/* Armed limit (0: not armed) for IB_EVENT_SRQ_LIMIT_REACHED. */
+	u32 limit;
+	bool user;
+};
+
+/* A receive WQE copied out of an RQ or SRQ and checked. */
+struct wookie_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	u64 total_len;
+	struct wookie_sge sge[WOOKIE_MAX_SGE];
+};
+
+/*
+ * A packet between two QPs: the transport headers from the BTH on, the
+ * payload and pad, as they are on the wire (no ICRC), with the network
+ * header's addressing kept beside them.
+ */
+struct wookie_pkt {
+	struct list_head list;
+	/* IP source and destination, and which IP version carried them. */
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u8 network_type;
+	/* The receiving side's decode of data[]. */
+	struct wookie_hdrs hdrs;
+	u32 len;
+	u32 cap;
+	u8 data[];
+};
+
+/* Progress of a send WQE in the requester and completer. */
+enum wookie_wqe_state {
+	/* Copied and checked, not started. */
+	WOOKIE_WQE_PENDING,
+	/* Some packets sent. */
+	WOOKIE_WQE_SENDING,
+	/* All sent; waiting for the ACK or the READ/atomic response. */
+	WOOKIE_WQE_SENT,
+	/* Done with status; completes in SQ order. */
+	WOOKIE_WQE_DONE,
+};
+
+/*
+ * The kernel's copy of an SQ slot: what was checked is what is used, even
+ * if user space rewrites the slot meanwhile.
+ */
+struct wookie_send_wqe {
+	struct wookie_sqe sqe;
+	union {
+		struct wookie_sge sge[WOOKIE_MAX_SGE];
+		u8 inline_data[WOOKIE_MAX_INLINE];
+	};
+	/* UD: the AH's address vector, copied when the WQE is fetched. */
+	struct wookie_av av;
+	u64 total_len;
+	enum wookie_wqe_state state;
+	/* enum ib_wc_status once DONE */
+	u8 status;
+	u32 first_psn;
+	u32 last_psn;
+	/* Bytes sent (requests) or placed (READ responses) so far. */
+	u64 done_bytes;
+	/* Atomic responses: the original value. */
+	u64 atomic_orig;
+};
+
+/* An RDMA READ or atomic the responder executed, kept for duplicates. */
+struct wookie_rd_atomic {
+	bool valid;
+	bool is_atomic;
+	u32 first_psn;
+	u32 last_psn;
+	/* READ: rkey, start address and length of the request. */
+	u32 rkey;
+	u64 va;
+	u32 length;
+	/* Atomic: the result sent. */
+	u64 atomic_orig;
+};
+
+/* Requester state; only the QP's work touches it. */
+struct wookie_req {
+	/* Next SQ index to copy from the ring. */
+	u32 fetch;
+	/* WQE being sent. */
+	u32 index;
+	/* PSN of the next packet. */
+	u32 psn;
+	/* READ and atomic requests outstanding. */
+	u32 rd_atomic_inflight;
+	/* Paused by an RNR NAK until this time. */
+	bool rnr_wait;
+	ktime_t rnr_until;
+};
+
+/* Completer state; only the QP's work touches it. */
+struct wookie_comp {
+	/* Oldest WQE not completed: the consumer index published. */
+	u32 index;
+	/* PSN the next response is expected with. */
+	u32 psn;
+	u8 retry_left;
+	u8 rnr_retry_left;
+	/* A retransmission was asked for (NAK, timeout, RNR). */
+	bool rewind;
+	u32 rewind_psn;
+	/* Last time a response made progress, for the ACK timeout. */
+	ktime_t last_progress;
+};
+
+/* Responder state; only the QP's work touches it. */
+struct wookie_resp {
+	/* PSN expected next. */
+	u32 psn;
+	/* Message sequence number of the last completed message. */
+	u32 msn;
+	/* Inside a multi-packet SEND or WRITE: which, and where. */
+	u32 in_msg_flags;
+	/* SEND: the receive WQE being filled, and bytes placed. */
+	bool have_rqe;
+	struct wookie_recv_wqe rqe;
+	u64 recv_bytes;
+	/* WRITE: target of the next packet, and bytes left in the RETH. */
+	u32 write_rkey;
+	u64 write_va;
+	u64 write_left;
+	u32 write_total;
+	/* A PSN sequence error was NAKed; silent until the expected PSN. */
+	bool nak_sent;
+	/* UC: dropping the rest of a message after an error or a gap. */
+	bool uc_drop;
+	/* READ/atomic resources, a ring of max_dest_rd_atomic entries. */
+	struct wookie_rd_atomic *rd_atomic;
+	u32 rd_atomic_next;
+	/* READ being answered: the resource, and the next response PSN. */
+	struct wookie_rd_atomic *read_cur;
+	u32 read_psn;
+	u64 read_sent;
+};
+
+struct wookie_qp {
+	struct ib_qp ibqp;
+	/* Serialises modify_qp and destroy against each other. */
+	struct mutex modify_lock;
+	/*
+	 * Protects state and the attributes below as the engine reads them,
+	 * and the inbound packet lists.
+	 */
+	spinlock_t lock;
+	enum ib_qp_state state;
+	/* Reference for delivery lookups; destroy waits for the last. */
+	refcount_t refcount;
+	struct completion released;
+	bool user;
+	bool sq_sig_all;
+	enum wookie_qp_kind kind;
+
+	struct wookie_ring sq;
+	/* Kernel copies of SQ slots, num_entries of them. */
+	struct wookie_send_wqe *swqe;
+	struct wookie_sq_limits sq_limits;
+	/* RQ when there is no SRQ. */
+	struct wookie_ring rq;
+	u32 rq_consumer;
+	u32 rq_max_sge;
+	struct wookie_srq *srq;
+	struct wookie_cq *send_cq;
+	struct wookie_cq *recv_cq;
+
+	/* Attributes from modify_qp. */
+	u32 dest_qp_num;
+	u32 qkey;
+	int qp_access_flags;
+	enum ib_mtu path_mtu;
+	u32 mtu_bytes;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u32 sq_psn;
+	u32 rq_psn;
+	u16 pkey_index;
+	struct wookie_av av;
+	/* SQD: draining; the SQ drained event is asked for (and not sent). */
+	bool sq_draining;
+	bool sqd_notify;
+	/* Kernel consumers' posters of the SQ and the RQ. */
+	spinlock_t sq_lock;
+	spinlock_t rq_lock;
+	/* Being destroyed: the timer must not be armed again. */
+	bool destroying;
+	/* Packets on req_pkts and resp_pkts, bounded. */
+	u32 num_inbound;
+
+	/* Inbound packets: requests for the responder, responses for the
+	 * completer; under lock.
+	 */
+	struct list_head req_pkts;
+	struct list_head resp_pkts;
+	/* Runs completer, responder and requester, in that order. */
+	struct work_struct work;
+	/* RNR and ACK timeouts queue the work. */
+	struct hrtimer timer;
+	/* The last WQE reached event was raised (SRQ QPs in ERR). */
+	bool last_wqe_reached;
+
+	struct wookie_req req;
+	struct wookie_comp comp;
+	struct wookie_resp resp;
+};
+
 static inline struct wookie_dev *to_wookie_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct wookie_dev, ibdev);
+}
+
+static inline struct wookie_pd *to_wookie_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct wookie_pd, ibpd);
+}
+
+static inline struct wookie_mr *to_wookie_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct wookie_mr, ibmr);
+}
+
+static inline struct wookie_mw *to_wookie_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct wookie_mw, ibmw);
+}
+
+static inline struct wookie_cq *to_wookie_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct wookie_cq, ibcq);
+}
+
+static inline struct wookie_srq *to_wookie_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct wookie_srq, ibsrq);
+}
+
+static inline struct wookie_qp *to_wookie_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct wookie_qp, ibqp);
+}
+
+static inline struct wookie_ah *to_wookie_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct wookie_ah, ibah);
 }
 
 static inline struct wookie_ucontext *to_wookie_uc(struct ib_ucontext *ibuc)
@@ -101,6 +548,166 @@ void wookie_dealloc_ucontext(struct ib_ucontext *ibuc);
 void wookie_disassociate_ucontext(struct ib_ucontext *ibuc);
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* wookie_ring.c: ring memory */
+int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
+		      u32 num_entries, u32 stride);
+void wookie_ring_free(struct wookie_ring *ring);
+void wookie_ring_info(const struct wookie_ring *ring,
+		      struct wookie_ring_info *info);
+
+/* wookie_mr.c: memory regions and windows */
+struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				 u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *wookie_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				   u64 length, u64 iova, int access,
+				   struct ib_pd *ibpd, struct ib_udata *udata);
+int wookie_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *wookie_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			      u32 max_num_sg);
+int wookie_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		     unsigned int *sg_offset);
+int wookie_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int wookie_dealloc_mw(struct ib_mw *ibmw);
+/*
+ * Find the memory behind @key for @len bytes at @va, used as @use by a
+ * QP of @pd (@qp_num: type 2 windows).  Returns the MR with a reference
+ * (a window resolves to its MR), or an ERR_PTR: -EINVAL no such valid key,
+ * -EACCES wrong PD, access or QP, -ERANGE outside the region.
+ */
+struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
+				 struct ib_pd *pd, u32 qp_num,
+				 enum wookie_mem_use use, u64 va, u64 len);
+void wookie_mr_put(struct wookie_mr *mr);
+/* Copy between an MR (range already checked) and a kernel buffer. */
+void wookie_mr_copy_to(struct wookie_mr *mr, u64 va, const void *src,
+		       u64 len);
+void wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len);
+/* 8-byte atomic at @va (aligned, checked); returns the original value. */
+u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
+		     bool cmp_swap, u64 compare_add, u64 swap);
+/* Local operations of an SQ; each returns an enum ib_wc_status. */
+int wookie_local_invalidate(struct wookie_qp *qp, u32 key);
+int wookie_remote_invalidate(struct wookie_qp *qp, u32 rkey);
+int wookie_bind_mw(struct wookie_qp *qp, const struct wookie_sqe *wqe);
+int wookie_fast_reg_mr(struct wookie_qp *qp, const struct wookie_sqe *wqe);
+
+/* wookie_cq.c */
+int wookie_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct ib_udata *udata);
+int wookie_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int wookie_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int wookie_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int wookie_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+/*
+ * Write one CQE (its timestamp is filled here) and raise the completion
+ * event if armed.  Returns 0, or -ENOSPC when the CQ is full: the CQ then
+ * is in error and IB_EVENT_CQ_ERR was raised.
+ */
+int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
+		   bool solicited);
+
+/* wookie_srq.c */
+int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		      struct ib_udata *udata);
+int wookie_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		      enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int wookie_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int wookie_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int wookie_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+/*
+ * Take the next receive WQE of an RQ or SRQ ring into @out.  Returns 0,
+ * -ENOENT when empty, -EIO when the ring is corrupt (index out of range
+ * or a malformed WQE, which is consumed).
+ */
+int wookie_rq_pop(struct wookie_ring *ring, u32 *consumer, u32 max_sge,
+		  struct wookie_recv_wqe *out);
+/* The SRQ variant: its lock, its limit event. */
+int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out);
+/* Kernel consumers' post_recv for an RQ or SRQ ring. */
+int wookie_ring_post_recv(struct wookie_ring *ring, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+
+/* wookie_ah.c */
+int wookie_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		     struct ib_udata *udata);
+int wookie_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int wookie_destroy_ah(struct ib_ah *ibah, u32 flags);
+/* Fill an address vector from verbs attributes; -EINVAL if unusable. */
+int wookie_av_from_attr(struct wookie_dev *wdev, struct wookie_av *av,
+			const struct rdma_ah_attr *attr);
+void wookie_av_to_attr(const struct wookie_av *av, struct rdma_ah_attr *attr);
+/* Copy the AV of AH @ah_num if it belongs to @pd; -EINVAL otherwise. */
+int wookie_ah_lookup(struct wookie_dev *wdev, u32 ah_num, struct ib_pd *pd,
+		     struct wookie_av *av);
+
+/* wookie_qp.c: QP verbs and state */
+int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		     struct ib_udata *udata);
+int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata);
+int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init);
+int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int wookie_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+struct wookie_qp *wookie_qp_get(struct wookie_dev *wdev, u32 qpn);
+void wookie_qp_put(struct wookie_qp *qp);
+/* Move to ERR (from the engine): flush, async event @event if not 0. */
+void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event);
+void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type event);
+/* Queue the QP's engine work. */
+void wookie_qp_kick(struct wookie_qp *qp);
+
+/* wookie_net.c: packets between QPs */
+struct wookie_pkt *wookie_pkt_alloc(u32 payload_len, gfp_t gfp);
+void wookie_pkt_free(struct wookie_pkt *pkt);
+/*
+ * Allocate a packet and write the headers of @h into it (P_Key, TVer and
+ * pad are filled here; @h->bth.opcode, psn, dest_qp and the extended
+ * headers are the caller's).  pkt->hdrs is a copy of @h as written;
+ * the caller copies @payload_len bytes to pkt->data + pkt->hdrs.hdr_len.
+ */
+struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
+				    struct wookie_hdrs *h, u32 payload_len);
+/*
+ * Hand a packet built by @qp to its destination (it owns @pkt from now):
+ * @av says where, the BTH which QP.  Malformed or undeliverable packets
+ * are dropped and counted.
+ */
+void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
+		     struct wookie_pkt *pkt);
+/* Is @gid one of this device's RoCEv2 addresses? */
+bool wookie_gid_is_local(struct wookie_dev *wdev, const union ib_gid *gid);
+
+/* wookie_req.c, wookie_comp.c, wookie_resp.c: the engine */
+/* wookie_qp.c: a QP's engine pass (completer, responder, requester). */
+void wookie_qp_work(struct work_struct *work);
+/* Requester: send what the SQ holds; false when it must run again. */
+bool wookie_requester(struct wookie_qp *qp);
+/* Completer: process one response packet (consumed). */
+void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt);
+/* Write completions of finished WQEs in SQ order; flush when in ERR. */
+void wookie_complete_done(struct wookie_qp *qp);
+/* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */
+void wookie_comp_check_timeout(struct wookie_qp *qp);
+/* Start the ACK timeout for packets just sent. */
+void wookie_req_arm_timer(struct wookie_qp *qp);
+/* Responder: process one request packet (consumed). */
+void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
+/* Responder: continue an RDMA READ's responses; false if more to send. */
+bool wookie_responder_continue(struct wookie_qp *qp);
+/* Responder: send an ACK or NAK with @syndrome for @psn. */
+void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn);
+/* Reset the engine state for RESET / INIT. */
+void wookie_resp_reset(struct wookie_qp *qp);
+/* Flush the RQ (not an SRQ) with IB_WC_WR_FLUSH_ERR. */
+void wookie_flush_recv(struct wookie_qp *qp);
 
 /* wookie_mmap.c: memory shared with user space */
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,

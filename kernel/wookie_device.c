@@ -18,17 +18,41 @@ static int wookie_query_device(struct ib_device *ibdev,
 	if (udata->inlen || udata->outlen)
 		return -EINVAL;
 
-	/* ib_core hands a zeroed attr: objects not implemented yet stay 0. */
 	attr->fw_ver = WOOKIE_FW_VER;
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = 0;
+	attr->max_mr_size = WOOKIE_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->vendor_id = WOOKIE_VENDOR_ID;
 	attr->vendor_part_id = WOOKIE_VENDOR_PART_ID;
 	attr->hw_ver = 0;
-	attr->max_pd = WOOKIE_MAX_PD;
-	attr->max_pkeys = WOOKIE_PKEY_TBL_LEN;
+	attr->max_qp = WOOKIE_MAX_QP;
+	attr->max_qp_wr = WOOKIE_MAX_QP_WR;
+	attr->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+		IB_DEVICE_BAD_QKEY_CNTR | IB_DEVICE_CURR_QP_STATE_MOD |
+		IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
+		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_N_NOTIFY_CQ |
+		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_MGT_EXTENSIONS |
+		IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = WOOKIE_MAX_SGE;
+	attr->max_recv_sge = WOOKIE_MAX_SGE;
+	attr->max_sge_rd = WOOKIE_MAX_SGE;
+	attr->max_cq = WOOKIE_MAX_CQ;
+	attr->max_cqe = WOOKIE_MAX_CQE;
+	attr->max_mr = WOOKIE_MAX_MR;
+	attr->max_mw = WOOKIE_MAX_MW;
+	attr->max_pd = WOOKIE_MAX_PD;
+	attr->max_qp_rd_atom = WOOKIE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = WOOKIE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = WOOKIE_MAX_RD_ATOMIC * WOOKIE_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_srq = WOOKIE_MAX_SRQ;
+	attr->max_srq_wr = WOOKIE_MAX_SRQ_WR;
+	attr->max_srq_sge = WOOKIE_MAX_SGE;
+	attr->max_fast_reg_page_list_len = WOOKIE_MAX_FAST_REG_PAGES;
+	attr->max_pkeys = WOOKIE_PKEY_TBL_LEN;
+	attr->local_ca_ack_delay = 15;
+	attr->max_ah = WOOKIE_MAX_AH;
 	return 0;
 }
 
@@ -107,6 +131,11 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	struct wookie_dev *wdev = to_wookie_dev(ibdev);
 
 	wookie_device_list_remove(wdev);
+	if (wdev->wq)
+		destroy_workqueue(wdev->wq);
+	xa_destroy(&wdev->keys);
+	xa_destroy(&wdev->qps);
+	xa_destroy(&wdev->ahs);
 	netdev_put(wdev->ndev, &wdev->ndev_tracker);
 }
 
@@ -147,22 +176,55 @@ static const struct ib_device_ops wookie_dev_ops = {
 	 */
 	.device_group = &wookie_dev_attr_group,
 
+	.alloc_mr = wookie_alloc_mr,
+	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
 	.alloc_ucontext = wookie_alloc_ucontext,
+	.create_ah = wookie_create_ah,
+	.create_cq = wookie_create_cq,
+	.create_qp = wookie_create_qp,
+	.create_srq = wookie_create_srq,
+	.create_user_ah = wookie_create_ah,
 	.dealloc_driver = wookie_dealloc_driver,
+	.dealloc_mw = wookie_dealloc_mw,
 	.dealloc_pd = wookie_dealloc_pd,
 	.dealloc_ucontext = wookie_dealloc_ucontext,
+	.dereg_mr = wookie_dereg_mr,
+	.destroy_ah = wookie_destroy_ah,
+	.destroy_cq = wookie_destroy_cq,
+	.destroy_qp = wookie_destroy_qp,
+	.destroy_srq = wookie_destroy_srq,
 	.disassociate_ucontext = wookie_disassociate_ucontext,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
+	.get_dma_mr = wookie_get_dma_mr,
 	.get_link_layer = wookie_get_link_layer,
 	.get_port_immutable = wookie_get_port_immutable,
+	.map_mr_sg = wookie_map_mr_sg,
 	.mmap = wookie_mmap,
 	.mmap_free = wookie_mmap_free,
+	.modify_qp = wookie_modify_qp,
+	.modify_srq = wookie_modify_srq,
+	.poll_cq = wookie_poll_cq,
+	.post_recv = wookie_post_recv,
+	.post_send = wookie_post_send,
+	.post_srq_recv = wookie_post_srq_recv,
+	.query_ah = wookie_query_ah,
 	.query_device = wookie_query_device,
 	.query_pkey = wookie_query_pkey,
 	.query_port = wookie_query_port,
+	.query_qp = wookie_query_qp,
+	.query_srq = wookie_query_srq,
+	.reg_user_mr = wookie_reg_user_mr,
+	.req_notify_cq = wookie_req_notify_cq,
+	.rereg_user_mr = wookie_rereg_user_mr,
+	.resize_cq = wookie_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, wookie_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, wookie_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, wookie_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, wookie_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, wookie_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, wookie_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wookie_ucontext, ibuc),
 };
 
@@ -174,21 +236,43 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	wdev = ib_alloc_device(wookie_dev, ibdev);
 	if (!wdev)
 		return NULL;
+	xa_init_flags(&wdev->keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&wdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&wdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&wdev->atomic_lock);
 	wdev->ndev = ndev;
 	netdev_hold(ndev, &wdev->ndev_tracker, GFP_KERNEL);
 	INIT_LIST_HEAD(&wdev->list);
 	atomic_set(&wdev->num_ucontext, 0);
 	atomic_set(&wdev->num_pd, 0);
+	atomic_set(&wdev->num_ah, 0);
+	atomic_set(&wdev->num_srq, 0);
+	atomic_set(&wdev->num_qp, 0);
+	atomic_set(&wdev->num_cq, 0);
+	atomic_set(&wdev->num_mw, 0);
+	atomic_set(&wdev->num_mr, 0);
 	wdev->port_state = WOOKIE_PORT_DOWN;
 
 	wdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	wdev->ibdev.phys_port_cnt = 1;
 	wdev->ibdev.num_comp_vectors = 1;
+	/* Doorbells: post with no WR tells the engine to read the rings. */
+	wdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	wookie_guid_from_mac(ndev->dev_addr, guid);
 	memcpy(&wdev->ibdev.node_guid, guid, sizeof(guid));
 	strscpy(wdev->ibdev.node_desc, WOOKIE_DRV_NAME,
 		sizeof(wdev->ibdev.node_desc));
 	ib_set_device_ops(&wdev->ibdev, &wookie_dev_ops);
+
+	/* Reclaim may wait on kernel consumers' I/O that this runs. */
+	wdev->wq = alloc_workqueue("wookie", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!wdev->wq) {
+		/* dealloc_driver undoes the rest. */
+		ib_dealloc_device(&wdev->ibdev);
+		return NULL;
+	}
 	return wdev;
 }
 

@@ -2,14 +2,16 @@
 /*
  * wookie: rdma-core provider for the wookie software RoCEv2 device.
  *
- * Device matching, user context (with the read-only doorbell page) and the
- * plain command-channel verbs.  Every verb not set in wookie_ctx_ops falls
- * through to libibverbs' dummy ops, which fail with EOPNOTSUPP.
+ * Device matching, the user context (with the read-only doorbell page) and
+ * device queries.  The verbs live in verbs.c (commands), qp.c (posting) and
+ * cq.c (polling); every verb not set in wookie_ctx_ops falls through to
+ * libibverbs' dummy ops, which fail with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 #include "wookie.h"
@@ -34,6 +36,29 @@ static int wookie_query_device_ex(struct ibv_context *ibctx,
 		 "%u.%u.%u", (unsigned int)(fw_ver >> 32) & 0xffff,
 		 (unsigned int)(fw_ver >> 16) & 0xffff,
 		 (unsigned int)fw_ver & 0xffff);
+
+	/* CQE timestamps are nanoseconds of a 64-bit clock. */
+	if (attr_size >= offsetof(struct ibv_device_attr_ex, hca_core_clock) +
+				 sizeof(attr->hca_core_clock)) {
+		attr->completion_timestamp_mask = UINT64_MAX;
+		attr->hca_core_clock = WOOKIE_HCA_CORE_CLOCK_KHZ;
+	}
+	return 0;
+}
+
+/* The clock of read_completion_ts(): CLOCK_MONOTONIC, as the kernel's. */
+static int wookie_query_rt_values(struct ibv_context *ibctx
+				  __attribute__((unused)),
+				  struct ibv_values_ex *values)
+{
+	uint32_t mask = values->comp_mask;
+
+	values->comp_mask = 0;
+	if (mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		if (clock_gettime(CLOCK_MONOTONIC, &values->raw_clock))
+			return errno;
+		values->comp_mask |= IBV_VALUES_MASK_RAW_CLOCK;
+	}
 	return 0;
 }
 
@@ -43,41 +68,6 @@ static int wookie_query_port(struct ibv_context *ibctx, uint8_t port,
 	struct ibv_query_port cmd = {};
 
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
-}
-
-static struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd = {};
-	struct ibv_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-
-	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return pd;
-}
-
-static int wookie_dealloc_pd(struct ibv_pd *pd)
-{
-	int ret;
-
-	ret = ibv_cmd_dealloc_pd(pd);
-	if (ret)
-		return ret;
-
-	free(pd);
-	return 0;
 }
 
 static void wookie_free_context(struct ibv_context *ibctx)
@@ -90,11 +80,38 @@ static void wookie_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops wookie_ctx_ops = {
+	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
+	.bind_mw = wookie_bind_mw,
+	.create_ah = wookie_create_ah,
+	.create_cq = wookie_create_cq,
+	.create_cq_ex = wookie_create_cq_ex,
+	.create_qp = wookie_create_qp,
+	.create_qp_ex = wookie_create_qp_ex,
+	.create_srq = wookie_create_srq,
+	.dealloc_mw = wookie_dealloc_mw,
 	.dealloc_pd = wookie_dealloc_pd,
+	.dereg_mr = wookie_dereg_mr,
+	.destroy_ah = wookie_destroy_ah,
+	.destroy_cq = wookie_destroy_cq,
+	.destroy_qp = wookie_destroy_qp,
+	.destroy_srq = wookie_destroy_srq,
 	.free_context = wookie_free_context,
+	.modify_qp = wookie_modify_qp,
+	.modify_srq = wookie_modify_srq,
+	.poll_cq = wookie_poll_cq,
+	.post_recv = wookie_post_recv,
+	.post_send = wookie_post_send,
+	.post_srq_recv = wookie_post_srq_recv,
 	.query_device_ex = wookie_query_device_ex,
 	.query_port = wookie_query_port,
+	.query_qp = wookie_query_qp,
+	.query_rt_values = wookie_query_rt_values,
+	.query_srq = wookie_query_srq,
+	.reg_mr = wookie_reg_mr,
+	.req_notify_cq = wookie_req_notify_cq,
+	.rereg_mr = wookie_rereg_mr,
+	.resize_cq = wookie_resize_cq,
 };
 
 static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,

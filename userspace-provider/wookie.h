@@ -7,43 +7,66 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include <infiniband/driver.h>
 #include <infiniband/kern-abi.h>
+#include <util/compiler.h>
 #include <rdma/wookie-abi.h>
 
 /*
  * Command wrappers: the core uverbs structure followed directly by ours, the
  * layout ibv_cmd_*() expects (as DECLARE_DRV_CMD would build it; we have no
  * generated kernel-abi/ header, so they are spelled out here).  The driver
- * part of each becomes the kernel's udata.
+ * part of each becomes the kernel's udata.  Only alloc_ucontext has a
+ * driver request; every other command has a driver response only.
  */
-struct wookie_get_context {
-	struct ibv_get_context ibv_cmd;
-	struct wookie_alloc_ucontext_req drv_payload;
-};
+#define WOOKIE_DRV_CMD(name, core, drv)                                        \
+	struct name {                                                          \
+		core ibv_cmd;                                                  \
+		drv drv_payload;                                               \
+	};                                                                     \
+	static_assert(offsetof(struct name, drv_payload) == sizeof(core),      \
+		      "padding before the driver part of " #name);             \
+	static_assert(sizeof(struct name) == sizeof(core) + sizeof(drv),       \
+		      "padding after the driver part of " #name)
 
-struct wookie_get_context_resp {
-	struct ib_uverbs_get_context_resp ibv_resp;
-	struct wookie_alloc_ucontext_resp drv_payload;
-};
+#define WOOKIE_DRV_RESP(name, core, drv)                                       \
+	struct name {                                                          \
+		core ibv_resp;                                                 \
+		drv drv_payload;                                               \
+	};                                                                     \
+	static_assert(offsetof(struct name, drv_payload) == sizeof(core),      \
+		      "padding before the driver part of " #name);             \
+	static_assert(sizeof(struct name) == sizeof(core) + sizeof(drv),       \
+		      "padding after the driver part of " #name)
 
-/* No implicit padding between or after the two halves. */
-static_assert(offsetof(struct wookie_get_context, drv_payload) ==
-		      sizeof(struct ibv_get_context),
-	      "padding before wookie_alloc_ucontext_req");
-static_assert(sizeof(struct wookie_get_context) ==
-		      sizeof(struct ibv_get_context) +
-			      sizeof(struct wookie_alloc_ucontext_req),
-	      "padding after wookie_alloc_ucontext_req");
-static_assert(offsetof(struct wookie_get_context_resp, drv_payload) ==
-		      sizeof(struct ib_uverbs_get_context_resp),
-	      "padding before wookie_alloc_ucontext_resp");
-static_assert(sizeof(struct wookie_get_context_resp) ==
-		      sizeof(struct ib_uverbs_get_context_resp) +
-			      sizeof(struct wookie_alloc_ucontext_resp),
-	      "padding after wookie_alloc_ucontext_resp");
+WOOKIE_DRV_CMD(wookie_get_context, struct ibv_get_context,
+	       struct wookie_alloc_ucontext_req);
+WOOKIE_DRV_RESP(wookie_get_context_resp, struct ib_uverbs_get_context_resp,
+		struct wookie_alloc_ucontext_resp);
+WOOKIE_DRV_RESP(wookie_create_cq_resp_cmd, struct ib_uverbs_create_cq_resp,
+		struct wookie_create_cq_resp);
+WOOKIE_DRV_RESP(wookie_create_cq_ex_resp_cmd,
+		struct ib_uverbs_ex_create_cq_resp,
+		struct wookie_create_cq_resp);
+WOOKIE_DRV_RESP(wookie_resize_cq_resp_cmd, struct ib_uverbs_resize_cq_resp,
+		struct wookie_resize_cq_resp);
+WOOKIE_DRV_RESP(wookie_create_qp_resp_cmd, struct ib_uverbs_create_qp_resp,
+		struct wookie_create_qp_resp);
+WOOKIE_DRV_RESP(wookie_create_qp_ex_resp_cmd,
+		struct ib_uverbs_ex_create_qp_resp,
+		struct wookie_create_qp_resp);
+WOOKIE_DRV_RESP(wookie_create_srq_resp_cmd, struct ib_uverbs_create_srq_resp,
+		struct wookie_create_srq_resp);
+WOOKIE_DRV_RESP(wookie_create_ah_resp_cmd, struct ib_uverbs_create_ah_resp,
+		struct wookie_create_ah_resp);
+
+/* Completion timestamps are CLOCK_MONOTONIC nanoseconds: a 1 GHz clock. */
+#define WOOKIE_HCA_CORE_CLOCK_KHZ 1000000
 
 struct wookie_device {
 	struct verbs_device ibv_dev;
@@ -56,6 +79,63 @@ struct wookie_context {
 	size_t db_page_size;
 };
 
+/*
+ * One mapped ring (SQ, RQ, SRQ or CQ).  index is this side's own
+ * free-running index: the producer of an SQ/RQ/SRQ, the consumer of a CQ;
+ * the header's copy is only ever written from it.  lock serialises the
+ * threads that use this side of the ring.
+ */
+struct wookie_queue {
+	struct wookie_ring_hdr *hdr;	/* NULL when not mapped */
+	uint8_t *slots;
+	size_t map_size;
+	uint32_t num_entries;
+	uint32_t stride;
+	uint32_t index;
+	pthread_spinlock_t lock;
+};
+
+struct wookie_cq {
+	struct verbs_cq vcq;
+	struct wookie_queue q;
+	/* ibv_cq_ex polling: the CQE start/next_poll returned, else NULL. */
+	const struct wookie_cqe *cur;
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start_poll, for wallclock. */
+	int64_t wallclock_offset;
+	uint64_t wc_flags;
+};
+
+struct wookie_srq {
+	struct ibv_srq ibv_srq;
+	struct wookie_queue q;
+	uint32_t max_sge;
+};
+
+struct wookie_qp {
+	struct verbs_qp vqp;
+	struct wookie_queue sq;
+	/* Not mapped (hdr NULL) when the QP uses an SRQ. */
+	struct wookie_queue rq;
+	/* As granted by the kernel at create. */
+	uint32_t sq_max_sge;
+	uint32_t sq_max_inline;
+	uint32_t rq_max_sge;
+	bool sq_sig_all;
+	/*
+	 * The ibv_qp_ex wr_* sequence, under the SQ lock from wr_start to
+	 * wr_complete/wr_abort: the next slot to fill, the WQE the setters
+	 * complete, and the first error (reported by wr_complete).
+	 */
+	uint32_t wr_index;
+	struct wookie_sqe *wr_cur;
+	int wr_err;
+};
+
+struct wookie_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_num;
+};
+
 static inline struct wookie_device *to_wdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct wookie_device, ibv_dev.device);
@@ -65,5 +145,123 @@ static inline struct wookie_context *to_wctx(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct wookie_context, ibv_ctx.context);
 }
+
+static inline struct wookie_cq *to_wcq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct wookie_cq, vcq.cq);
+}
+
+static inline struct wookie_cq *to_wcq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct wookie_cq, vcq.cq_ex);
+}
+
+static inline struct wookie_srq *to_wsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct wookie_srq, ibv_srq);
+}
+
+static inline struct wookie_qp *to_wqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct wookie_qp, vqp.qp);
+}
+
+static inline struct wookie_qp *to_wqp_ex(struct ibv_qp_ex *ibqp)
+{
+	return container_of(ibqp, struct wookie_qp, vqp.qp_ex);
+}
+
+static inline struct wookie_ah *to_wah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct wookie_ah, ibv_ah);
+}
+
+/*
+ * Ring indices are plain __u32 in the ABI header; the kernel reads and
+ * writes them with READ_ONCE/smp_load_acquire/smp_store_release, we with
+ * C11 atomics on the same words.
+ */
+static inline uint32_t wookie_load_acquire(const __u32 *p)
+{
+	return atomic_load_explicit((const _Atomic uint32_t *)p,
+				    memory_order_acquire);
+}
+
+static inline uint32_t wookie_load_relaxed(const __u32 *p)
+{
+	return atomic_load_explicit((const _Atomic uint32_t *)p,
+				    memory_order_relaxed);
+}
+
+static inline void wookie_store_release(__u32 *p, uint32_t v)
+{
+	atomic_store_explicit((_Atomic uint32_t *)p, v, memory_order_release);
+}
+
+static inline void *wookie_queue_slot(const struct wookie_queue *q,
+				      uint32_t index)
+{
+	return q->slots + (size_t)(index & (q->num_entries - 1)) * q->stride;
+}
+
+/* verbs.c: command-channel verbs and ring mapping */
+int wookie_queue_map(struct ibv_context *ibctx, struct wookie_queue *q,
+		     const struct wookie_ring_info *info, size_t min_stride);
+void wookie_queue_unmap(struct wookie_queue *q);
+struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx);
+int wookie_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t hca_va, int access);
+int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access);
+int wookie_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int wookie_dealloc_mw(struct ibv_mw *mw);
+struct ibv_cq *wookie_create_cq(struct ibv_context *ibctx, int cqe,
+				struct ibv_comp_channel *channel,
+				int comp_vector);
+struct ibv_cq_ex *wookie_create_cq_ex(struct ibv_context *ibctx,
+				      struct ibv_cq_init_attr_ex *attr);
+int wookie_resize_cq(struct ibv_cq *ibcq, int cqe);
+int wookie_destroy_cq(struct ibv_cq *ibcq);
+struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
+				  struct ibv_srq_init_attr *attr);
+int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		      int attr_mask);
+int wookie_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int wookie_destroy_srq(struct ibv_srq *ibsrq);
+struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
+				struct ibv_qp_init_attr *attr);
+struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
+				   struct ibv_qp_init_attr_ex *attr);
+int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		     int attr_mask);
+int wookie_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask, struct ibv_qp_init_attr *init_attr);
+int wookie_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_ah *wookie_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int wookie_destroy_ah(struct ibv_ah *ah);
+
+/* qp.c: the send and receive paths */
+int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr);
+int wookie_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+int wookie_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+int wookie_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind);
+/* IBV_QP_EX_WITH_* a QP of this type supports through the wr_* API. */
+uint64_t wookie_qp_send_ops(enum ibv_qp_type type);
+void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags);
+
+/* cq.c: completions */
+int wookie_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int wookie_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+/* IBV_WC_EX_WITH_* the ibv_cq_ex readers support. */
+#define WOOKIE_CQ_EX_WC_FLAGS                                                  \
+	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |         \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+void wookie_cq_init_ex_ops(struct wookie_cq *cq);
 
 #endif /* WOOKIE_H */

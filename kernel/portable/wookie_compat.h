@@ -10,8 +10,10 @@
 #include <linux/types.h>
 
 #ifdef __KERNEL__
+#include <linux/errno.h>
 #include <linux/string.h>
 #else
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>

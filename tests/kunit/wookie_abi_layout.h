@@ -42,6 +42,32 @@ struct wookie_abi_field {
 	  #__VA_ARGS__, offsetof(struct type, __VA_ARGS__),		\
 	  sizeof(((struct type *)0)->__VA_ARGS__), want_offset, want_size }
 
+/*
+ * A union member of a structure, such as wookie_sqe.rdma, is listed as a
+ * view of its own, "wookie_sqe_rdma": the bytes before the union (head),
+ * the member's fields (rdma_rkey ...) and the rest of the union (tail), so
+ * that each view tiles the whole structure like any other.  Names are
+ * identifiers, as the host tests name their cases after them.
+ */
+#define WOOKIE_ABI_VIEW_FIELD(type, view, want_offset, want_size, member) \
+	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
+	  #view "_" #member, offsetof(struct type, view.member),		\
+	  sizeof(((struct type *)0)->view.member), want_offset, want_size }
+
+/* The bytes of @type before its union, which starts at @view. */
+#define WOOKIE_ABI_VIEW_HEAD(type, view, want_size)			\
+	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
+	  "head", 0, offsetof(struct type, view), 0, want_size }
+
+/* The bytes of @type after its union member @view. */
+#define WOOKIE_ABI_VIEW_TAIL(type, view, want_offset, want_size)	\
+	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
+	  "tail",							\
+	  offsetof(struct type, view) + sizeof(((struct type *)0)->view),	\
+	  sizeof(struct type) - offsetof(struct type, view) -		\
+		sizeof(((struct type *)0)->view),			\
+	  want_offset, want_size }
+
 /* The fields of each structure, in order, with nothing left out. */
 static const struct wookie_abi_field wookie_abi_fields[] = {
 	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_req, 0, 4, abi_version),
@@ -53,6 +79,106 @@ static const struct wookie_abi_field wookie_abi_fields[] = {
 
 	WOOKIE_ABI_FIELD(wookie_db_page, 0, 4, flags),
 	WOOKIE_ABI_FIELD(wookie_db_page, 4, 60, reserved),
+
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 0, 4, producer),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 4, 60, reserved0),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 64, 4, consumer),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 68, 60, reserved1),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 128, 4, arm),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 132, 60, reserved2),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 192, 4, flags),
+	WOOKIE_ABI_FIELD(wookie_ring_hdr, 196, 60, reserved3),
+
+	WOOKIE_ABI_FIELD(wookie_sge, 0, 8, addr),
+	WOOKIE_ABI_FIELD(wookie_sge, 8, 4, length),
+	WOOKIE_ABI_FIELD(wookie_sge, 12, 4, lkey),
+
+	WOOKIE_ABI_FIELD(wookie_sqe, 0, 8, wr_id),
+	WOOKIE_ABI_FIELD(wookie_sqe, 8, 1, opcode),
+	WOOKIE_ABI_FIELD(wookie_sqe, 9, 1, flags),
+	WOOKIE_ABI_FIELD(wookie_sqe, 10, 2, num_sge),
+	WOOKIE_ABI_FIELD(wookie_sqe, 12, 4, ex),
+	WOOKIE_ABI_FIELD(wookie_sqe, 16, 4, inline_len),
+	WOOKIE_ABI_FIELD(wookie_sqe, 20, 4, reserved),
+	WOOKIE_ABI_FIELD(wookie_sqe, 24, 40, raw),
+
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, rdma, 24),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 24, 8, remote_addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 32, 4, rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 36, 4, reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, rdma, 40, 24),
+
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, atomic, 24),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 24, 8, remote_addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 32, 8, compare_add),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 40, 8, swap),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 48, 4, rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 52, 4, reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, atomic, 56, 8),
+
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, ud, 24),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 24, 4, ah_num),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 28, 4, remote_qpn),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 32, 4, remote_qkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 36, 4, reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, ud, 40, 24),
+
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, bind, 24),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 24, 8, addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 32, 8, length),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 40, 4, rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 44, 4, mw_rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 48, 4, mr_lkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 52, 4, access),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, bind, 56, 8),
+
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, reg, 24),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 24, 4, lkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 28, 4, key),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 32, 4, access),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 36, 4, reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, reg, 40, 24),
+
+	WOOKIE_ABI_FIELD(wookie_rqe, 0, 8, wr_id),
+	WOOKIE_ABI_FIELD(wookie_rqe, 8, 4, num_sge),
+	WOOKIE_ABI_FIELD(wookie_rqe, 12, 4, reserved),
+
+	WOOKIE_ABI_FIELD(wookie_cqe, 0, 8, wr_id),
+	WOOKIE_ABI_FIELD(wookie_cqe, 8, 1, status),
+	WOOKIE_ABI_FIELD(wookie_cqe, 9, 1, opcode),
+	WOOKIE_ABI_FIELD(wookie_cqe, 10, 1, flags),
+	WOOKIE_ABI_FIELD(wookie_cqe, 11, 1, network_hdr_type),
+	WOOKIE_ABI_FIELD(wookie_cqe, 12, 4, byte_len),
+	WOOKIE_ABI_FIELD(wookie_cqe, 16, 4, ex),
+	WOOKIE_ABI_FIELD(wookie_cqe, 20, 4, qp_num),
+	WOOKIE_ABI_FIELD(wookie_cqe, 24, 4, src_qp),
+	WOOKIE_ABI_FIELD(wookie_cqe, 28, 4, vendor_err),
+	WOOKIE_ABI_FIELD(wookie_cqe, 32, 2, pkey_index),
+	WOOKIE_ABI_FIELD(wookie_cqe, 34, 1, sl),
+	WOOKIE_ABI_FIELD(wookie_cqe, 35, 1, reserved0),
+	WOOKIE_ABI_FIELD(wookie_cqe, 36, 4, reserved1),
+	WOOKIE_ABI_FIELD(wookie_cqe, 40, 8, timestamp),
+	WOOKIE_ABI_FIELD(wookie_cqe, 48, 16, reserved2),
+
+	WOOKIE_ABI_FIELD(wookie_ring_info, 0, 8, key),
+	WOOKIE_ABI_FIELD(wookie_ring_info, 8, 4, map_size),
+	WOOKIE_ABI_FIELD(wookie_ring_info, 12, 4, num_entries),
+	WOOKIE_ABI_FIELD(wookie_ring_info, 16, 4, stride),
+	WOOKIE_ABI_FIELD(wookie_ring_info, 20, 4, reserved),
+
+	WOOKIE_ABI_FIELD(wookie_create_cq_resp, 0, 24, cq),
+
+	WOOKIE_ABI_FIELD(wookie_resize_cq_resp, 0, 24, cq),
+
+	WOOKIE_ABI_FIELD(wookie_create_qp_resp, 0, 24, sq),
+	WOOKIE_ABI_FIELD(wookie_create_qp_resp, 24, 24, rq),
+	WOOKIE_ABI_FIELD(wookie_create_qp_resp, 48, 4, qp_num),
+	WOOKIE_ABI_FIELD(wookie_create_qp_resp, 52, 4, reserved),
+
+	WOOKIE_ABI_FIELD(wookie_create_srq_resp, 0, 24, srq),
+
+	WOOKIE_ABI_FIELD(wookie_create_ah_resp, 0, 4, ah_num),
+	WOOKIE_ABI_FIELD(wookie_create_ah_resp, 4, 4, reserved),
 };
 
 struct wookie_abi_struct {
@@ -67,11 +193,32 @@ struct wookie_abi_struct {
 	{ #type, sizeof(struct type), __alignof__(struct type),		\
 	  want_size, want_align }
 
+/* A view of a union member (see WOOKIE_ABI_VIEW_FIELD): the whole type. */
+#define WOOKIE_ABI_VIEW_STRUCT(type, view, want_size, want_align)	\
+	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
+	  want_size, want_align }
+
 /* Every structure of the ABI: size, and alignment 8 iff it holds a u64. */
 static const struct wookie_abi_struct wookie_abi_structs[] = {
 	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_req, 8, 4),
 	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_resp, 16, 8),
 	WOOKIE_ABI_STRUCT(wookie_db_page, 64, 4),
+	WOOKIE_ABI_STRUCT(wookie_ring_hdr, 256, 4),
+	WOOKIE_ABI_STRUCT(wookie_sge, 16, 8),
+	WOOKIE_ABI_STRUCT(wookie_sqe, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, rdma, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, atomic, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, ud, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, bind, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, reg, 64, 8),
+	WOOKIE_ABI_STRUCT(wookie_rqe, 16, 8),
+	WOOKIE_ABI_STRUCT(wookie_cqe, 64, 8),
+	WOOKIE_ABI_STRUCT(wookie_ring_info, 24, 8),
+	WOOKIE_ABI_STRUCT(wookie_create_cq_resp, 24, 8),
+	WOOKIE_ABI_STRUCT(wookie_resize_cq_resp, 24, 8),
+	WOOKIE_ABI_STRUCT(wookie_create_qp_resp, 56, 8),
+	WOOKIE_ABI_STRUCT(wookie_create_srq_resp, 24, 8),
+	WOOKIE_ABI_STRUCT(wookie_create_ah_resp, 8, 4),
 };
 
 /* The smallest page size of any architecture the ABI serves. */

@@ -8,9 +8,12 @@
 
 extern "C" {
 #include "wookie_link.h"
+#include "wookie_queue.h"
+#include "wookie_wire.h"
 }
 
 #include "c_shims.h"
 #include "wookie_link_vectors.h"
+#include "wookie_wire_vectors.h"
 
 #endif /* WOOKIE_UNIT_PORTABLE_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Address handles and address vectors.  A UD WQE names its AH by the
+ * number the create response gave (ah_num), so AHs live in an xarray the
+ * requester looks them up in; the AV is copied out under the xarray lock,
+ * which destroy_ah also takes, so the AH may go away right after.
+ */
+#include <net/ipv6.h>
+
+#include "wookie.h"
+
+/* The IPv6 flow label field. */
+#define WOOKIE_FLOW_LABEL_MASK 0xfffff
+/* The largest service level. */
+#define WOOKIE_MAX_SL 15
+
+int wookie_av_from_attr(struct wookie_dev *wdev, struct wookie_av *av,
+			const struct rdma_ah_attr *attr)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid_attr;
+	int net_type;
+	bool sgid_v4, dgid_v4;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	sgid_attr = grh->sgid_attr;
+	/* RoCEv2 only: the packets are UDP/IP. */
+	if (!sgid_attr || sgid_attr->device != &wdev->ibdev ||
+	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	if (grh->flow_label & ~WOOKIE_FLOW_LABEL_MASK ||
+	    rdma_ah_get_sl(attr) > WOOKIE_MAX_SL)
+		return -EINVAL;
+
+	/* Source and destination must be of the same IP version. */
+	net_type = rdma_gid_attr_network_type(sgid_attr);
+	sgid_v4 = net_type == RDMA_NETWORK_IPV4;
+	dgid_v4 = ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
+	if (sgid_v4 != dgid_v4)
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	av->sgid = sgid_attr->gid;
+	av->dgid = grh->dgid;
+	av->sgid_index = sgid_attr->index;
+	av->flow_label = grh->flow_label;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->sl = rdma_ah_get_sl(attr);
+	av->network_type = net_type;
+	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	return 0;
+}
+
+void wookie_av_to_attr(const struct wookie_av *av, struct rdma_ah_attr *attr)
+{
+	union ib_gid dgid = av->dgid;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, 1);
+	rdma_ah_set_sl(attr, av->sl);
+	rdma_ah_set_grh(attr, &dgid, av->flow_label, av->sgid_index,
+			av->hop_limit, av->traffic_class);
+	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+int wookie_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibah->device);
+	struct wookie_ah *ah = to_wookie_ah(ibah);
+	struct wookie_create_ah_resp resp = {};
+	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
+							    GFP_ATOMIC;
+	unsigned long flags;
+	int err;
+
+	if (udata) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		/* No request structure is defined: anything sent must be 0. */
+		if (!ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+	}
+	err = wookie_av_from_attr(wdev, &ah->av, init->ah_attr);
+	if (err)
+		return err;
+
+	if (atomic_inc_return(&wdev->num_ah) > WOOKIE_MAX_AH) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	/*
+	 * Callers that cannot sleep may also have interrupts off: irqsave,
+	 * and with GFP_ATOMIC __xa_alloc() never drops the lock.
+	 */
+	xa_lock_irqsave(&wdev->ahs, flags);
+	err = __xa_alloc(&wdev->ahs, &ah->ah_num, ah,
+			 XA_LIMIT(1, WOOKIE_MAX_AH), gfp);
+	xa_unlock_irqrestore(&wdev->ahs, flags);
+	if (err)
+		goto err_count;
+
+	if (udata) {
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
+	return 0;
+
+err_erase:
+	xa_lock_irqsave(&wdev->ahs, flags);
+	__xa_erase(&wdev->ahs, ah->ah_num);
+	xa_unlock_irqrestore(&wdev->ahs, flags);
+err_count:
+	atomic_dec(&wdev->num_ah);
+	return err;
+}
+
+int wookie_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	wookie_av_to_attr(&to_wookie_ah(ibah)->av, attr);
+	return 0;
+}
+
+/* Not sleepable unless @flags say RDMA_DESTROY_AH_SLEEPABLE: irqsave. */
+int wookie_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibah->device);
+	struct wookie_ah *ah = to_wookie_ah(ibah);
+	unsigned long irqflags;
+
+	xa_lock_irqsave(&wdev->ahs, irqflags);
+	__xa_erase(&wdev->ahs, ah->ah_num);
+	xa_unlock_irqrestore(&wdev->ahs, irqflags);
+	atomic_dec(&wdev->num_ah);
+	return 0;
+}
+
+int wookie_ah_lookup(struct wookie_dev *wdev, u32 ah_num, struct ib_pd *pd,
+		     struct wookie_av *av)
+{
+	struct wookie_ah *ah;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	xa_lock_irqsave(&wdev->ahs, flags);
+	ah = xa_load(&wdev->ahs, ah_num);
+	if (ah && ah->ibah.pd == pd) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock_irqrestore(&wdev->ahs, flags);
+	return err;
+}

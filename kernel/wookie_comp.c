@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completer: matches ACKs, NAKs and READ/atomic responses with the
+ * outstanding WQEs, places READ data and atomic results, rewinds the
+ * requester for retransmission (NAK, RNR NAK, ACK timeout), and writes
+ * send completions in SQ order.  In the error state it flushes.
+ */
+#include "wookie.h"
+
+static bool wookie_is_rd_atomic(u8 opcode)
+{
+	return opcode == WOOKIE_WR_RDMA_READ ||
+	       opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp, u32 index)
+{
+	return &qp->swqe[index & (qp->sq.num_entries - 1)];
+}
+
+static void wookie_wqe_finish(struct wookie_qp *qp,
+			      struct wookie_send_wqe *wqe, u8 status)
+{
+	if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
+	    (wqe->state == WOOKIE_WQE_SENDING || wqe->state == WOOKIE_WQE_SENT))
+		qp->req.rd_atomic_inflight--;
+	wqe->state = WOOKIE_WQE_DONE;
+	wqe->status = status;
+}
+
+/* The first WQE waiting for a response, and its index; NULL if none. */
+static struct wookie_send_wqe *wookie_oldest_sent(struct wookie_qp *qp,
+						  u32 *index)
+{
+	u32 i;
+
+	for (i = qp->comp.index; i != qp->req.index; i++) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
+
+		if (wqe->state == WOOKIE_WQE_SENDING ||
+		    wqe->state == WOOKIE_WQE_SENT) {
+			*index = i;
+			return wqe;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Go back to @psn: the WQE holding it is resent from there, every later
+ * one from its start.
+ */
+static void wookie_rewind(struct wookie_qp *qp, u32 psn)
+{
+	bool found = false;
+	u32 i;
+
+	for (i = qp->comp.index; i != qp->req.index; i++) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
+		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
+
+		if (wqe->state != WOOKIE_WQE_SENDING &&
+		    wqe->state != WOOKIE_WQE_SENT)
+			continue;
+		if (!found) {
+			found = true;
+			qp->req.index = i;
+			if (wqe->sqe.opcode == WOOKIE_WR_RDMA_READ) {
+				/* Ask again for what has not arrived. */
+				psn = wookie_psn_add(wqe->first_psn,
+						     wqe->done_bytes /
+						     qp->mtu_bytes);
+				wqe->done_bytes = rounddown(wqe->done_bytes,
+							    qp->mtu_bytes);
+				wqe->state = WOOKIE_WQE_SENDING;
+			} else if (rd_atomic ||
+				   wookie_psn_diff(psn, wqe->first_psn) <= 0) {
+				psn = wqe->first_psn;
+				wqe->done_bytes = 0;
+				wqe->state = rd_atomic ? WOOKIE_WQE_SENDING :
+							 WOOKIE_WQE_PENDING;
+			} else {
+				wqe->done_bytes = (u64)wookie_psn_diff(psn,
+					wqe->first_psn) * qp->mtu_bytes;
+				wqe->state = WOOKIE_WQE_SENDING;
+			}
+			qp->req.psn = psn;
+			continue;
+		}
+		/* Later WQEs start over; their READ credit is kept. */
+		wqe->done_bytes = 0;
+		wqe->state = rd_atomic ? WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
+	}
+	if (!found)
+		qp->req.psn = qp->comp.psn;
+}
+
+static void wookie_progress(struct wookie_qp *qp)
+{
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_retry_left = qp->rnr_retry;
+	qp->comp.last_progress = ktime_get();
+}
+
+/* Scatter @len bytes at message @offset into the WQE's SGEs; a WC status. */
+static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			  u64 offset, const u8 *src, u32 len)
+{
+	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	unsigned int i;
+
+	for (i = 0; i < wqe->sqe.num_sge && len; i++) {
+		const struct wookie_sge *sge = &wqe->sge[i];
+		struct wookie_mr *mr;
+		u32 chunk;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		chunk = min_t(u64, sge->length - offset, len);
+		mr = wookie_mem_get(wdev, sge->lkey, qp->ibqp.pd,
+				    qp->ibqp.qp_num, WOOKIE_MEM_LOCAL_WRITE,
+				    sge->addr + offset, chunk);
+		if (IS_ERR(mr))
+			return IB_WC_LOC_PROT_ERR;
+		wookie_mr_copy_to(mr, sge->addr + offset, src, chunk);
+		wookie_mr_put(mr);
+		src += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+static void wookie_read_response(struct wookie_qp *qp,
+				 struct wookie_send_wqe *wqe,
+				 struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	u32 expected = wookie_psn_add(wqe->first_psn,
+				      wqe->done_bytes / qp->mtu_bytes);
+	u64 left = wqe->total_len - wqe->done_bytes;
+	bool last = h->flags & WOOKIE_OPF_LAST;
+	int diff = wookie_psn_diff(h->bth.psn, expected);
+	int status;
+
+	if (diff < 0)
+		return;		/* a duplicate */
+	if (diff > 0) {
+		/* A response went missing: ask again from it. */
+		wookie_rewind(qp, expected);
+		return;
+	}
+	if (h->payload_len > left ||
+	    (last ? h->payload_len != left : h->payload_len != qp->mtu_bytes)) {
+		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	status = wookie_scatter(qp, wqe, wqe->done_bytes,
+				pkt->data + h->hdr_len, h->payload_len);
+	if (status != IB_WC_SUCCESS) {
+		wookie_wqe_finish(qp, wqe, status);
+		return;
+	}
+	wqe->done_bytes += h->payload_len;
+	qp->comp.psn = wookie_psn_add(h->bth.psn, 1);
+	wookie_progress(qp);
+	if (last)
+		wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
+}
+
+static void wookie_atomic_response(struct wookie_qp *qp,
+				   struct wookie_send_wqe *wqe,
+				   struct wookie_pkt *pkt)
+{
+	u64 orig = pkt->hdrs.atomic_orig;
+	int status;
+
+	if (pkt->hdrs.bth.psn != wqe->first_psn)
+		return;
+	/* The original value lands in host order, as a local u64. */
+	status = wookie_scatter(qp, wqe, 0, (const u8 *)&orig, sizeof(orig));
+	qp->comp.psn = wookie_psn_add(wqe->first_psn, 1);
+	wookie_progress(qp);
+	wookie_wqe_finish(qp, wqe, status);
+}
+
+static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			   u32 psn, u8 timer_code)
+{
+	u64 usec = wookie_rnr_timer_usec(timer_code);
+
+	/* rnr_retry 7 means retry for ever. */
+	if (qp->rnr_retry != 7) {
+		if (!qp->comp.rnr_retry_left) {
+			wookie_wqe_finish(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.rnr_retry_left--;
+	}
+	wookie_rewind(qp, psn);
+	qp->req.rnr_wait = true;
+	qp->req.rnr_until = ktime_add_us(ktime_get(), usec);
+	if (!qp->destroying)
+		hrtimer_start(&qp->timer, ns_to_ktime(usec * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
+}
+
+static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+		       const struct wookie_hdrs *h)
+{
+	u8 syndrome = h->aeth.syndrome;
+
+	switch (syndrome & WOOKIE_AETH_TYPE_MASK) {
+	case WOOKIE_AETH_RNR_NAK:
+		wookie_rnr_nak(qp, wqe, h->bth.psn,
+			       syndrome & WOOKIE_AETH_VALUE_MASK);
+		return;
+	case WOOKIE_AETH_NAK:
+		break;
+	default:
+		return;
+	}
+	switch (syndrome & WOOKIE_AETH_VALUE_MASK) {
+	case WOOKIE_NAK_PSN_SEQ_ERROR:
+		if (!qp->comp.retry_left) {
+			wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.retry_left--;
+		wookie_rewind(qp, h->bth.psn);
+		return;
+	case WOOKIE_NAK_INVALID_REQUEST:
+		wookie_wqe_finish(qp, wqe, IB_WC_REM_INV_REQ_ERR);
+		return;
+	case WOOKIE_NAK_REMOTE_ACCESS_ERROR:
+		wookie_wqe_finish(qp, wqe, IB_WC_REM_ACCESS_ERR);
+		return;
+	default:
+		wookie_wqe_finish(qp, wqe, IB_WC_REM_OP_ERR);
+		return;
+	}
+}
+
+void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	u8 op = h->bth.opcode & ~WOOKIE_TRANSPORT_MASK;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct wookie_send_wqe *wqe;
+	u32 index;
+
+	if (qp->kind != WOOKIE_QP_KIND_RC ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD &&
+	     state != IB_QPS_SQE))
+		goto out;
+
+	while ((wqe = wookie_oldest_sent(qp, &index))) {
+		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
+		bool sent = wqe->state == WOOKIE_WQE_SENT;
+
+		if (wookie_psn_diff(h->bth.psn, wqe->first_psn) < 0)
+			goto out;	/* stale */
+		if (sent && wookie_psn_diff(h->bth.psn, wqe->last_psn) > 0) {
+			/*
+			 * A response to a later packet acknowledges this WQE,
+			 * unless it still owes a READ or atomic response,
+			 * which must have been lost: ask again.
+			 */
+			if (rd_atomic) {
+				wookie_rewind(qp, wqe->first_psn);
+				goto out;
+			}
+			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
+			qp->comp.psn = wookie_psn_add(wqe->last_psn, 1);
+			wookie_progress(qp);
+			continue;
+		}
+		break;
+	}
+	if (!wqe)
+		goto out;
+
+	switch (op) {
+	case WOOKIE_OP_ACKNOWLEDGE:
+		if ((h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) !=
+		    WOOKIE_AETH_ACK) {
+			wookie_nak(qp, wqe, h);
+			break;
+		}
+		/* Only their own responses end READs and atomics. */
+		if (wookie_is_rd_atomic(wqe->sqe.opcode))
+			break;
+		qp->comp.psn = wookie_psn_add(h->bth.psn, 1);
+		wookie_progress(qp);
+		if (wqe->state == WOOKIE_WQE_SENT && h->bth.psn == wqe->last_psn)
+			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
+		break;
+	case WOOKIE_OP_READ_RESPONSE_FIRST:
+	case WOOKIE_OP_READ_RESPONSE_MIDDLE:
+	case WOOKIE_OP_READ_RESPONSE_LAST:
+	case WOOKIE_OP_READ_RESPONSE_ONLY:
+		if (wqe->sqe.opcode != WOOKIE_WR_RDMA_READ) {
+			wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+			break;
+		}
+		if ((h->flags & WOOKIE_OPF_AETH) &&
+		    (h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) !=
+		    WOOKIE_AETH_ACK) {
+			wookie_nak(qp, wqe, h);
+			break;
+		}
+		wookie_read_response(qp, wqe, pkt);
+		break;
+	case WOOKIE_OP_ATOMIC_ACKNOWLEDGE:
+		if (wqe->sqe.opcode != WOOKIE_WR_ATOMIC_CMP_AND_SWP &&
+		    wqe->sqe.opcode != WOOKIE_WR_ATOMIC_FETCH_AND_ADD) {
+			wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+			break;
+		}
+		wookie_atomic_response(qp, wqe, pkt);
+		break;
+	default:
+		break;
+	}
+out:
+	wookie_pkt_free(pkt);
+}
+
+/* The ACK timeout: nothing came back for outstanding packets in time. */
+void wookie_comp_check_timeout(struct wookie_qp *qp)
+{
+	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+	struct wookie_send_wqe *wqe;
+	ktime_t deadline;
+	u32 index;
+
+	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->req.rnr_wait)
+		return;
+	wqe = wookie_oldest_sent(qp, &index);
+	if (!wqe)
+		return;
+	deadline = ktime_add_us(qp->comp.last_progress, usec);
+	if (ktime_before(ktime_get(), deadline)) {
+		if (!qp->destroying)
+			hrtimer_start(&qp->timer,
+				      ktime_sub(deadline, ktime_get()),
+				      HRTIMER_MODE_REL);
+		return;
+	}
+	if (!qp->comp.retry_left) {
+		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	qp->comp.last_progress = ktime_get();
+	wookie_rewind(qp, qp->comp.psn);
+}
+
+static u8 wookie_cqe_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case WOOKIE_WR_RDMA_WRITE:
+	case WOOKIE_WR_RDMA_WRITE_WITH_IMM:
+		return WOOKIE_CQE_RDMA_WRITE;
+	case WOOKIE_WR_RDMA_READ:
+		return WOOKIE_CQE_RDMA_READ;
+	case WOOKIE_WR_ATOMIC_CMP_AND_SWP:
+		return WOOKIE_CQE_COMP_SWAP;
+	case WOOKIE_WR_ATOMIC_FETCH_AND_ADD:
+		return WOOKIE_CQE_FETCH_ADD;
+	case WOOKIE_WR_LOCAL_INV:
+		return WOOKIE_CQE_LOCAL_INV;
+	case WOOKIE_WR_BIND_MW:
+		return WOOKIE_CQE_BIND_MW;
+	case WOOKIE_WR_REG_MR:
+		return WOOKIE_CQE_REG_MR;
+	default:
+		return WOOKIE_CQE_SEND;
+	}
+}
+
+static void wookie_send_cqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
+{
+	struct wookie_cqe cqe = {
+		.wr_id = wqe->sqe.wr_id,
+		.status = wqe->status,
+		.opcode = wookie_cqe_opcode(wqe->sqe.opcode),
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	if (wqe->sqe.opcode == WOOKIE_WR_RDMA_READ ||
+	    wookie_is_rd_atomic(wqe->sqe.opcode))
+		cqe.byte_len = wqe->total_len;
+	if (wookie_cq_post(qp->send_cq, &cqe, false))
+		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
+/* Flush every WQE posted to the ring and not yet fetched. */
+static void wookie_flush_unfetched(struct wookie_qp *qp)
+{
+	struct wookie_ring *sq = &qp->sq;
+	u32 producer = smp_load_acquire(&sq->hdr->producer);
+
+	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries))
+		return;
+	while (qp->req.fetch != producer) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->req.fetch);
+
+		memcpy(&wqe->sqe, wookie_ring_slot(sq, qp->req.fetch),
+		       sizeof(wqe->sqe));
+		wqe->total_len = 0;
+		wqe->state = WOOKIE_WQE_DONE;
+		wqe->status = IB_WC_WR_FLUSH_ERR;
+		qp->req.fetch++;
+	}
+	qp->req.index = qp->req.fetch;
+}
+
+void wookie_complete_done(struct wookie_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	bool error = state == IB_QPS_ERR;
+	u32 start = qp->comp.index;
+
+	if (state == IB_QPS_RESET || !qp->sq.hdr)
+		return;
+	if (error)
+		wookie_flush_unfetched(qp);
+
+	while (qp->comp.index != qp->req.fetch) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->comp.index);
+
+		if (wqe->state != WOOKIE_WQE_DONE) {
+			if (!error)
+				break;
+			wookie_wqe_finish(qp, wqe, IB_WC_WR_FLUSH_ERR);
+		}
+		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
+			wookie_send_cqe(qp, wqe);
+		qp->comp.index++;
+		if (qp->req.index == qp->comp.index - 1)
+			qp->req.index = qp->comp.index;
+		/* IBTA: a failed WQE moves the QP to the error state. */
+		if (wqe->status != IB_WC_SUCCESS && !error) {
+			wookie_qp_error(qp, 0);
+			error = true;
+			wookie_flush_unfetched(qp);
+		}
+	}
+	if (qp->comp.index != start)
+		smp_store_release(&qp->sq.hdr->consumer, qp->comp.index);
+
+	if (state == IB_QPS_SQD && qp->sq_draining &&
+	    qp->comp.index == qp->req.fetch) {
+		qp->sq_draining = false;
+		if (qp->sqd_notify)
+			wookie_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+	if (error) {
+		wookie_flush_recv(qp);
+		if (qp->srq && !qp->last_wqe_reached) {
+			qp->last_wqe_reached = true;
+			wookie_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+		}
+	}
+}

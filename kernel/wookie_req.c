@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester: takes WQEs from the SQ ring (copying and checking each
+ * one first), executes local operations, and turns messages into packets
+ * of at most the path MTU, each with the next PSN.  What is sent but not
+ * acknowledged stays in the kernel's WQE copies for the completer, which
+ * may rewind the requester to retransmit.
+ */
+#include "wookie.h"
+
+static bool wookie_is_rd_atomic(u8 opcode)
+{
+	return opcode == WOOKIE_WR_RDMA_READ ||
+	       opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool wookie_is_local_op(u8 opcode)
+{
+	return opcode == WOOKIE_WR_LOCAL_INV || opcode == WOOKIE_WR_BIND_MW ||
+	       opcode == WOOKIE_WR_REG_MR;
+}
+
+static struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp, u32 index)
+{
+	return &qp->swqe[index & (qp->sq.num_entries - 1)];
+}
+
+/* Finish a WQE; the completer reports it in SQ order. */
+static void wookie_wqe_done(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			    u8 status)
+{
+	if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
+	    (wqe->state == WOOKIE_WQE_SENDING || wqe->state == WOOKIE_WQE_SENT))
+		qp->req.rd_atomic_inflight--;
+	wqe->state = WOOKIE_WQE_DONE;
+	wqe->status = status;
+}
+
+/*
+ * Copy the next WQE out of the ring.  0: fetched (possibly already DONE
+ * with an error status), -ENOENT: the ring is empty, -EIO: the ring's
+ * producer index is corrupt.
+ */
+static int wookie_fetch_wqe(struct wookie_qp *qp)
+{
+	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	struct wookie_ring *sq = &qp->sq;
+	struct wookie_send_wqe *wqe;
+	u32 producer;
+	size_t len;
+	int err;
+
+	producer = smp_load_acquire(&sq->hdr->producer);
+	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries) ||
+	    !wookie_ring_sane(producer, qp->req.fetch, sq->num_entries))
+		return -EIO;
+	if (producer == qp->req.fetch)
+		return -ENOENT;
+
+	wqe = wookie_swqe(qp, qp->req.fetch);
+	len = min_t(size_t, sq->stride,
+		    sizeof(wqe->sqe) + sizeof(wqe->inline_data));
+	memcpy(&wqe->sqe, wookie_ring_slot(sq, qp->req.fetch), len);
+	qp->req.fetch++;
+	wqe->state = WOOKIE_WQE_PENDING;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->done_bytes = 0;
+	wqe->atomic_orig = 0;
+
+	err = wookie_sqe_check(&wqe->sqe, &qp->sq_limits, qp->mtu_bytes,
+			       &wqe->total_len);
+	if (err) {
+		wookie_wqe_done(qp, wqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+							   IB_WC_LOC_QP_OP_ERR);
+		return 0;
+	}
+	if (qp->kind == WOOKIE_QP_KIND_UD) {
+		if (wookie_ah_lookup(wdev, wqe->sqe.ud.ah_num, qp->ibqp.pd,
+				     &wqe->av)) {
+			wookie_wqe_done(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+			return 0;
+		}
+		wqe->av.local = wookie_gid_is_local(wdev, &wqe->av.dgid);
+	}
+	return 0;
+}
+
+/* Gather @len bytes of the message at @offset into @dst; a WC status. */
+static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			 u64 offset, u8 *dst, u32 len)
+{
+	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	unsigned int i;
+
+	if (wqe->sqe.flags & WOOKIE_WQE_INLINE) {
+		memcpy(dst, wqe->inline_data + offset, len);
+		return IB_WC_SUCCESS;
+	}
+	for (i = 0; i < wqe->sqe.num_sge && len; i++) {
+		const struct wookie_sge *sge = &wqe->sge[i];
+		struct wookie_mr *mr;
+		u32 chunk;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		chunk = min_t(u64, sge->length - offset, len);
+		mr = wookie_mem_get(wdev, sge->lkey, qp->ibqp.pd,
+				    qp->ibqp.qp_num, WOOKIE_MEM_LOCAL_READ,
+				    sge->addr + offset, chunk);
+		if (IS_ERR(mr))
+			return IB_WC_LOC_PROT_ERR;
+		wookie_mr_copy_from(mr, sge->addr + offset, dst, chunk);
+		wookie_mr_put(mr);
+		dst += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+static u8 wookie_send_opcode(u8 wr_opcode, bool first, bool last)
+{
+	bool imm = wr_opcode == WOOKIE_WR_SEND_WITH_IMM;
+	bool inv = wr_opcode == WOOKIE_WR_SEND_WITH_INV;
+
+	if (first && last)
+		return imm ? WOOKIE_OP_SEND_ONLY_IMM :
+		       inv ? WOOKIE_OP_SEND_ONLY_INV : WOOKIE_OP_SEND_ONLY;
+	if (first)
+		return WOOKIE_OP_SEND_FIRST;
+	if (!last)
+		return WOOKIE_OP_SEND_MIDDLE;
+	return imm ? WOOKIE_OP_SEND_LAST_IMM :
+	       inv ? WOOKIE_OP_SEND_LAST_INV : WOOKIE_OP_SEND_LAST;
+}
+
+static u8 wookie_write_opcode(u8 wr_opcode, bool first, bool last)
+{
+	bool imm = wr_opcode == WOOKIE_WR_RDMA_WRITE_WITH_IMM;
+
+	if (first && last)
+		return imm ? WOOKIE_OP_WRITE_ONLY_IMM : WOOKIE_OP_WRITE_ONLY;
+	if (first)
+		return WOOKIE_OP_WRITE_FIRST;
+	if (!last)
+		return WOOKIE_OP_WRITE_MIDDLE;
+	return imm ? WOOKIE_OP_WRITE_LAST_IMM : WOOKIE_OP_WRITE_LAST;
+}
+
+static u8 wookie_transport(struct wookie_qp *qp)
+{
+	switch (qp->kind) {
+	case WOOKIE_QP_KIND_UC:
+		return WOOKIE_TRANSPORT_UC;
+	case WOOKIE_QP_KIND_UD:
+		return WOOKIE_TRANSPORT_UD;
+	default:
+		return WOOKIE_TRANSPORT_RC;
+	}
+}
+
+/* One packet of a SEND or RDMA WRITE. */
+static int wookie_send_data_packet(struct wookie_qp *qp,
+				   struct wookie_send_wqe *wqe)
+{
+	const struct wookie_sqe *sqe = &wqe->sqe;
+	u64 left = wqe->total_len - wqe->done_bytes;
+	bool first = wqe->done_bytes == 0;
+	bool last = left <= qp->mtu_bytes;
+	u32 len = min_t(u64, left, qp->mtu_bytes);
+	bool write = sqe->opcode == WOOKIE_WR_RDMA_WRITE ||
+		     sqe->opcode == WOOKIE_WR_RDMA_WRITE_WITH_IMM;
+	const struct wookie_av *av = &qp->av;
+	struct wookie_hdrs h = {};
+	struct wookie_pkt *pkt;
+	u8 op;
+	int status;
+
+	op = write ? wookie_write_opcode(sqe->opcode, first, last) :
+		     wookie_send_opcode(sqe->opcode, first, last);
+	h.bth.opcode = wookie_transport(qp) | op;
+	h.bth.psn = qp->req.psn;
+	h.bth.dest_qp = qp->dest_qp_num;
+	if (last && (sqe->flags & WOOKIE_WQE_SOLICITED))
+		h.bth.solicited = true;
+	if (qp->kind == WOOKIE_QP_KIND_RC)
+		h.bth.ack_req = last ||
+			(wookie_psn_diff(qp->req.psn, wqe->first_psn) %
+			 WOOKIE_ACK_REQ_EVERY) == WOOKIE_ACK_REQ_EVERY - 1;
+	if (qp->kind == WOOKIE_QP_KIND_UD) {
+		av = &wqe->av;
+		h.bth.dest_qp = sqe->ud.remote_qpn & WOOKIE_PSN_MASK;
+		/* A Q_Key with the high bit set means "use the QP's own". */
+		h.deth.qkey = (sqe->ud.remote_qkey & 0x80000000u) ?
+			      qp->qkey : sqe->ud.remote_qkey;
+		h.deth.src_qp = qp->ibqp.qp_num;
+	}
+	if (write && first) {
+		h.reth.va = sqe->rdma.remote_addr;
+		h.reth.rkey = sqe->rdma.rkey;
+		h.reth.dma_len = wqe->total_len;
+	}
+	if (last && (sqe->opcode == WOOKIE_WR_SEND_WITH_IMM ||
+		     sqe->opcode == WOOKIE_WR_RDMA_WRITE_WITH_IMM))
+		h.imm_be = sqe->ex;
+	if (last && sqe->opcode == WOOKIE_WR_SEND_WITH_INV)
+		h.ieth_rkey = sqe->ex;
+
+	pkt = wookie_pkt_build(qp, &h, len);
+	if (!pkt)
+		return -ENOMEM;
+	status = wookie_gather(qp, wqe, wqe->done_bytes,
+			       pkt->data + pkt->hdrs.hdr_len, len);
+	if (status != IB_WC_SUCCESS) {
+		wookie_pkt_free(pkt);
+		wookie_wqe_done(qp, wqe, status);
+		qp->req.index++;
+		return 0;
+	}
+
+	if (first)
+		wqe->state = WOOKIE_WQE_SENDING;
+	wqe->done_bytes += len;
+	qp->req.psn = wookie_psn_add(qp->req.psn, 1);
+	if (last) {
+		wqe->last_psn = h.bth.psn;
+		qp->req.index++;
+		/* Unreliable: done once it is sent. */
+		if (qp->kind == WOOKIE_QP_KIND_RC)
+			wqe->state = WOOKIE_WQE_SENT;
+		else
+			wookie_wqe_done(qp, wqe, IB_WC_SUCCESS);
+	}
+	wookie_net_xmit(qp, av, pkt);
+	return 0;
+}
+
+/* The request of an RDMA READ (its remainder after a rewind) or atomic. */
+static int wookie_send_rd_atomic(struct wookie_qp *qp,
+				 struct wookie_send_wqe *wqe)
+{
+	const struct wookie_sqe *sqe = &wqe->sqe;
+	struct wookie_hdrs h = {};
+	struct wookie_pkt *pkt;
+	u32 npkts = 1;
+
+	h.bth.psn = qp->req.psn;
+	h.bth.dest_qp = qp->dest_qp_num;
+	h.bth.ack_req = true;
+	if (sqe->opcode == WOOKIE_WR_RDMA_READ) {
+		u64 left = wqe->total_len - wqe->done_bytes;
+
+		h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_READ_REQUEST;
+		h.reth.va = sqe->rdma.remote_addr + wqe->done_bytes;
+		h.reth.rkey = sqe->rdma.rkey;
+		h.reth.dma_len = left;
+		npkts = wookie_num_packets(left, qp->mtu_bytes);
+	} else {
+		h.bth.opcode = WOOKIE_TRANSPORT_RC |
+			(sqe->opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ?
+			 WOOKIE_OP_CMP_SWAP : WOOKIE_OP_FETCH_ADD);
+		h.atomic.va = sqe->atomic.remote_addr;
+		h.atomic.rkey = sqe->atomic.rkey;
+		if (sqe->opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP) {
+			h.atomic.compare = sqe->atomic.compare_add;
+			h.atomic.swap_add = sqe->atomic.swap;
+		} else {
+			h.atomic.swap_add = sqe->atomic.compare_add;
+		}
+	}
+
+	pkt = wookie_pkt_build(qp, &h, 0);
+	if (!pkt)
+		return -ENOMEM;
+	if (wqe->state == WOOKIE_WQE_PENDING) {
+		wqe->first_psn = qp->req.psn;
+		qp->req.rd_atomic_inflight++;
+	}
+	wqe->state = WOOKIE_WQE_SENT;
+	qp->req.psn = wookie_psn_add(qp->req.psn, npkts);
+	wqe->last_psn = wookie_psn_add(qp->req.psn, WOOKIE_PSN_MASK);
+	qp->req.index++;
+	wookie_net_xmit(qp, &qp->av, pkt);
+	return 0;
+}
+
+static void wookie_do_local_op(struct wookie_qp *qp,
+			       struct wookie_send_wqe *wqe)
+{
+	int status;
+
+	switch (wqe->sqe.opcode) {
+	case WOOKIE_WR_LOCAL_INV:
+		status = wookie_local_invalidate(qp, wqe->sqe.ex);
+		break;
+	case WOOKIE_WR_BIND_MW:
+		status = wookie_bind_mw(qp, &wqe->sqe);
+		break;
+	default:
+		status = wookie_fast_reg_mr(qp, &wqe->sqe);
+		break;
+	}
+	wookie_wqe_done(qp, wqe, status);
+}
+
+/* Arm the ACK timer for what is outstanding, if the QP has one. */
+void wookie_req_arm_timer(struct wookie_qp *qp)
+{
+	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+
+	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->destroying)
+		return;
+	if (hrtimer_active(&qp->timer))
+		return;
+	hrtimer_start(&qp->timer, ns_to_ktime(usec * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL);
+}
+
+bool wookie_requester(struct wookie_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	int budget = WOOKIE_WORK_BUDGET;
+	struct wookie_send_wqe *wqe;
+	bool sent = false;
+	int err;
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return true;
+	if (qp->req.rnr_wait) {
+		if (ktime_before(ktime_get(), qp->req.rnr_until))
+			return true;
+		qp->req.rnr_wait = false;
+	}
+
+	while (budget > 0) {
+		if (qp->req.index == qp->req.fetch) {
+			/* SQD: finish what was started, start nothing new. */
+			if (state == IB_QPS_SQD)
+				break;
+			err = wookie_fetch_wqe(qp);
+			if (err == -ENOENT)
+				break;
+			if (err) {
+				WRITE_ONCE(qp->sq.hdr->flags,
+					   READ_ONCE(qp->sq.hdr->flags) |
+					   WOOKIE_RING_ERROR);
+				wookie_qp_error(qp, IB_EVENT_QP_FATAL);
+				return true;
+			}
+		}
+		wqe = wookie_swqe(qp, qp->req.index);
+		if (wqe->state == WOOKIE_WQE_DONE) {
+			qp->req.index++;
+			continue;
+		}
+		/* A fence waits for every earlier READ and atomic. */
+		if ((wqe->sqe.flags & WOOKIE_WQE_FENCE) &&
+		    wqe->state == WOOKIE_WQE_PENDING &&
+		    qp->req.rd_atomic_inflight)
+			break;
+		if (wookie_is_local_op(wqe->sqe.opcode)) {
+			wookie_do_local_op(qp, wqe);
+			qp->req.index++;
+			continue;
+		}
+		if (qp->kind == WOOKIE_QP_KIND_RC &&
+		    wookie_psn_diff(qp->req.psn, qp->comp.psn) >=
+		    WOOKIE_MAX_INFLIGHT_PKTS)
+			break;
+		if (wookie_is_rd_atomic(wqe->sqe.opcode)) {
+			if (wqe->state == WOOKIE_WQE_PENDING &&
+			    qp->req.rd_atomic_inflight >=
+			    max_t(u32, qp->max_rd_atomic, 1))
+				break;
+			err = wookie_send_rd_atomic(qp, wqe);
+		} else {
+			if (wqe->state == WOOKIE_WQE_PENDING)
+				wqe->first_psn = qp->req.psn;
+			err = wookie_send_data_packet(qp, wqe);
+		}
+		if (err)
+			return false;
+		sent = true;
+		budget--;
+	}
+	if (sent) {
+		if (!hrtimer_active(&qp->timer))
+			qp->comp.last_progress = ktime_get();
+		wookie_req_arm_timer(qp);
+	}
+	return budget > 0;
+}

@@ -1,0 +1,1035 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder (IBTA 1.4 chapter 9): executes the requests a QP receives
+ * (RC: SEND, RDMA WRITE, RDMA READ, atomics; UC: SEND, RDMA WRITE; UD:
+ * SEND), places their data, writes receive completions and answers RC
+ * requesters with ACKs, NAKs, READ responses and atomic acknowledgments.
+ *
+ * An RC or UC packet goes through check_psn -> check_op_seq ->
+ * check_access -> check_length -> execute -> acknowledge.  A step that
+ * fails returns why, and resp_fail() does what the QP's transport does
+ * about it: NAK and error state on RC, dropping the message on UC.
+ */
+#include <linux/udp.h>
+#include <net/ip.h>
+
+#include "wookie.h"
+
+/* Outcome of a step. */
+enum resp_res {
+	RESP_OK,
+	/* Drop the packet; whatever answer was due has been sent. */
+	RESP_DROP,
+	/* No receive WQE for a SEND or a WRITE with immediate. */
+	RESP_RNR,
+	/* Malformed request: sequence, length, access of the QP. */
+	RESP_ERR_INVALID,
+	/* R_Key, its access rights or its range do not allow the request. */
+	RESP_ERR_ACCESS,
+	/* The receive WQE is too small; completed with LOC_LEN_ERR. */
+	RESP_ERR_LENGTH,
+	/* The receive WQE cannot be used; completed with its error. */
+	RESP_ERR_RECV,
+	/* SEND with invalidate: the invalidation failed; completed so. */
+	RESP_ERR_INV_RKEY,
+	/* Local fault: corrupt receive ring, CQ overflow. */
+	RESP_ERR_FATAL,
+};
+
+/* The operation classes of wookie_opcode_flags(). */
+#define RESP_OPF_CLASS (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE | \
+			WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC)
+#define RESP_OPF_ONLY (WOOKIE_OPF_FIRST | WOOKIE_OPF_LAST)
+/* The syndrome of a positive acknowledgment. */
+#define RESP_AETH_ACK (WOOKIE_AETH_ACK | WOOKIE_AETH_NO_CREDITS)
+/* Bytes of a UD receive buffer taken by the network header. */
+#define RESP_GRH_LEN sizeof(union rdma_network_hdr)
+/* RoCEv2 ICRC, on the wire after the pad. */
+#define RESP_ICRC_LEN 4
+
+static inline struct wookie_dev *resp_wdev(struct wookie_qp *qp)
+{
+	return to_wookie_dev(qp->ibqp.device);
+}
+
+static inline const void *resp_payload(const struct wookie_pkt *pkt)
+{
+	return pkt->data + pkt->hdrs.hdr_len;
+}
+
+static bool resp_state_ok(struct wookie_qp *qp)
+{
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- Packets the responder sends ---- */
+
+void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
+{
+	struct wookie_hdrs h = {};
+	struct wookie_pkt *pkt;
+
+	h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_ACKNOWLEDGE;
+	h.bth.dest_qp = qp->dest_qp_num;
+	h.bth.psn = psn & WOOKIE_PSN_MASK;
+	h.aeth.syndrome = syndrome;
+	h.aeth.msn = qp->resp.msn;
+	pkt = wookie_pkt_build(qp, &h, 0);
+	/* Out of memory: the requester's retry stands in for a lost ACK. */
+	if (pkt)
+		wookie_net_xmit(qp, &qp->av, pkt);
+}
+
+static void resp_nak(struct wookie_qp *qp, u8 code, u32 psn)
+{
+	wookie_send_ack(qp, WOOKIE_AETH_NAK | code, psn);
+}
+
+static void resp_send_atomic_ack(struct wookie_qp *qp, u32 psn, u64 orig)
+{
+	struct wookie_hdrs h = {};
+	struct wookie_pkt *pkt;
+
+	h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_ATOMIC_ACKNOWLEDGE;
+	h.bth.dest_qp = qp->dest_qp_num;
+	h.bth.psn = psn;
+	h.aeth.syndrome = RESP_AETH_ACK;
+	h.aeth.msn = qp->resp.msn;
+	h.atomic_orig = orig;
+	pkt = wookie_pkt_build(qp, &h, 0);
+	/* Lost like on the wire: the requester's retry gets the saved one. */
+	if (pkt)
+		wookie_net_xmit(qp, &qp->av, pkt);
+}
+
+static u8 resp_read_opcode(bool first, bool last)
+{
+	if (first && last)
+		return WOOKIE_OP_READ_RESPONSE_ONLY;
+	if (first)
+		return WOOKIE_OP_READ_RESPONSE_FIRST;
+	if (last)
+		return WOOKIE_OP_READ_RESPONSE_LAST;
+	return WOOKIE_OP_READ_RESPONSE_MIDDLE;
+}
+
+/*
+ * Send up to @budget responses of the READ in resp.read_cur.  Returns true
+ * when none remains (done, or given up on an error that ends the QP).
+ */
+static bool resp_read_send(struct wookie_qp *qp, u32 budget)
+{
+	struct wookie_resp *resp = &qp->resp;
+	struct wookie_dev *wdev = resp_wdev(qp);
+
+	for (; resp->read_cur && budget; budget--) {
+		struct wookie_rd_atomic *res = resp->read_cur;
+		u64 left = res->length - resp->read_sent;
+		u32 len = min_t(u64, left, qp->mtu_bytes);
+		u64 va = res->va + resp->read_sent;
+		bool last = len == left;
+		struct wookie_hdrs h = {};
+		struct wookie_pkt *pkt;
+		struct wookie_mr *mr;
+
+		h.bth.opcode = WOOKIE_TRANSPORT_RC |
+			       resp_read_opcode(!resp->read_sent, last);
+		h.bth.dest_qp = qp->dest_qp_num;
+		h.bth.psn = resp->read_psn;
+		/* Written only on FIRST, LAST and ONLY, as the opcode says. */
+		h.aeth.syndrome = RESP_AETH_ACK;
+		h.aeth.msn = resp->msn;
+		pkt = wookie_pkt_build(qp, &h, len);
+		if (!pkt)
+			return false;
+
+		if (len) {
+			/* The MR may have gone since the request was checked. */
+			mr = wookie_mem_get(wdev, res->rkey, qp->ibqp.pd,
+					    qp->ibqp.qp_num,
+					    WOOKIE_MEM_REMOTE_READ, va, len);
+			if (IS_ERR(mr)) {
+				wookie_pkt_free(pkt);
+				resp->read_cur = NULL;
+				resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR,
+					 resp->read_psn);
+				wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+				return true;
+			}
+			wookie_mr_copy_from(mr, va, pkt->data + pkt->hdrs.hdr_len,
+					    len);
+			wookie_mr_put(mr);
+		}
+		wookie_net_xmit(qp, &qp->av, pkt);
+
+		resp->read_sent += len;
+		resp->read_psn = wookie_psn_add(resp->read_psn, 1);
+		if (last)
+			resp->read_cur = NULL;
+	}
+	return !resp->read_cur;
+}
+
+bool wookie_responder_continue(struct wookie_qp *qp)
+{
+	if (!qp->resp.read_cur)
+		return true;
+	if (!resp_state_ok(qp)) {
+		qp->resp.read_cur = NULL;
+		return true;
+	}
+	return resp_read_send(qp, WOOKIE_WORK_BUDGET);
+}
+
+/* ---- Receive WQEs and completions ---- */
+
+static void resp_cqe_init(struct wookie_qp *qp, struct wookie_cqe *cqe,
+			  u64 wr_id, enum ib_wc_status status)
+{
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = wr_id;
+	cqe->status = status;
+	cqe->opcode = WOOKIE_CQE_RECV;
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->pkey_index = qp->pkey_index;
+}
+
+/*
+ * Complete the receive WQE in flight, if any, with the error @status.
+ * Returns the CQ's verdict; an overflow is the caller's to report.
+ */
+static int resp_complete_error(struct wookie_qp *qp, enum ib_wc_status status)
+{
+	struct wookie_cqe cqe;
+
+	if (!qp->resp.have_rqe)
+		return 0;
+	qp->resp.have_rqe = false;
+	resp_cqe_init(qp, &cqe, qp->resp.rqe.wr_id, status);
+	return wookie_cq_post(qp->recv_cq, &cqe, false);
+}
+
+/* The receive WQE failed with @status: complete it and say how it failed. */
+static enum resp_res resp_recv_error(struct wookie_qp *qp,
+				     enum ib_wc_status status)
+{
+	if (resp_complete_error(qp, status))
+		return RESP_ERR_FATAL;
+	return status == IB_WC_LOC_LEN_ERR ? RESP_ERR_LENGTH : RESP_ERR_RECV;
+}
+
+/* Take a receive WQE for a new message into resp.rqe. */
+static enum resp_res resp_get_rqe(struct wookie_qp *qp)
+{
+	struct wookie_resp *resp = &qp->resp;
+	int err;
+
+	/* UC keeps the WQE of a dropped message for the next one. */
+	if (resp->have_rqe)
+		return RESP_OK;
+	if (qp->srq)
+		err = wookie_srq_pop(qp->srq, &resp->rqe);
+	else
+		err = wookie_rq_pop(&qp->rq, &qp->rq_consumer, qp->rq_max_sge,
+				    &resp->rqe);
+	if (err == -ENOENT)
+		return RESP_RNR;
+	if (err)
+		return RESP_ERR_FATAL;
+	resp->have_rqe = true;
+	resp->recv_bytes = 0;
+	return RESP_OK;
+}
+
+/* Receive buffers posted to an SRQ belong to the SRQ's PD (as siw). */
+static struct ib_pd *resp_recv_pd(struct wookie_qp *qp)
+{
+	return qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+}
+
+/*
+ * Write @len bytes at byte @offset of resp.rqe's buffers, each SGE's lkey
+ * checked for the bytes it takes (none for no bytes).
+ */
+static enum ib_wc_status resp_place(struct wookie_qp *qp, u64 offset,
+				    const void *src, u32 len)
+{
+	const struct wookie_recv_wqe *rqe = &qp->resp.rqe;
+	u32 num_sge = min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE);
+	struct wookie_dev *wdev = resp_wdev(qp);
+	struct ib_pd *pd = resp_recv_pd(qp);
+	u32 i;
+
+	if (offset + len > rqe->total_len)
+		return IB_WC_LOC_LEN_ERR;
+	for (i = 0; i < num_sge && len; i++) {
+		const struct wookie_sge *sge = &rqe->sge[i];
+		struct wookie_mr *mr;
+		u32 n;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		n = min_t(u64, sge->length - offset, len);
+		mr = wookie_mem_get(wdev, sge->lkey, pd, qp->ibqp.qp_num,
+				    WOOKIE_MEM_LOCAL_WRITE, sge->addr + offset, n);
+		if (IS_ERR(mr))
+			return IB_WC_LOC_PROT_ERR;
+		wookie_mr_copy_to(mr, sge->addr + offset, src, n);
+		wookie_mr_put(mr);
+		src += n;
+		len -= n;
+		offset = 0;
+	}
+	/* total_len is the SGEs' sum: bytes left over mean it was not. */
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+static void resp_flush_one(struct wookie_qp *qp, u64 wr_id, int *err)
+{
+	struct wookie_cqe cqe;
+
+	resp_cqe_init(qp, &cqe, wr_id, IB_WC_WR_FLUSH_ERR);
+	*err = wookie_cq_post(qp->recv_cq, &cqe, false);
+}
+
+void wookie_flush_recv(struct wookie_qp *qp)
+{
+	struct wookie_recv_wqe rqe;
+	int err = 0;
+
+	if (qp->resp.have_rqe) {
+		qp->resp.have_rqe = false;
+		resp_flush_one(qp, qp->resp.rqe.wr_id, &err);
+	}
+	if (qp->srq)
+		return;
+	/* A full CQ is in error: later flush CQEs would be lost anyway. */
+	while (!err && !wookie_rq_pop(&qp->rq, &qp->rq_consumer,
+				      qp->rq_max_sge, &rqe))
+		resp_flush_one(qp, rqe.wr_id, &err);
+}
+
+void wookie_resp_reset(struct wookie_qp *qp)
+{
+	struct wookie_rd_atomic *rd_atomic = qp->resp.rd_atomic;
+
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.rd_atomic = rd_atomic;
+	if (rd_atomic)
+		memset(rd_atomic, 0, WOOKIE_MAX_RD_ATOMIC * sizeof(*rd_atomic));
+	qp->resp.psn = qp->rq_psn & WOOKIE_PSN_MASK;
+}
+
+/* ---- READ and atomic resources ---- */
+
+static struct wookie_rd_atomic *resp_new_res(struct wookie_qp *qp)
+{
+	struct wookie_resp *resp = &qp->resp;
+	u32 n = clamp_t(u32, qp->max_dest_rd_atomic, 1, WOOKIE_MAX_RD_ATOMIC);
+	struct wookie_rd_atomic *res;
+
+	/* max_dest_rd_atomic may have shrunk since the last request. */
+	if (resp->rd_atomic_next >= n)
+		resp->rd_atomic_next = 0;
+	res = &resp->rd_atomic[resp->rd_atomic_next];
+	resp->rd_atomic_next = (resp->rd_atomic_next + 1) % n;
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
+/* The resource of a READ (or atomic) whose PSNs include @psn, if kept. */
+static struct wookie_rd_atomic *resp_find_res(struct wookie_qp *qp, u32 psn,
+					      bool atomic)
+{
+	struct wookie_rd_atomic *res;
+	unsigned int i;
+
+	if (!qp->resp.rd_atomic)
+		return NULL;
+	for (i = 0; i < WOOKIE_MAX_RD_ATOMIC; i++) {
+		res = &qp->resp.rd_atomic[i];
+		if (res->valid && res->is_atomic == atomic &&
+		    wookie_psn_diff(psn, res->first_psn) >= 0 &&
+		    wookie_psn_diff(res->last_psn, psn) >= 0)
+			return res;
+	}
+	return NULL;
+}
+
+/* Check the RETH of a READ request (new or duplicate). */
+static enum resp_res resp_read_check(struct wookie_qp *qp,
+				     const struct wookie_reth *reth)
+{
+	struct wookie_mr *mr;
+
+	if (!qp->resp.rd_atomic || reth->dma_len > WOOKIE_MAX_MSG_SIZE)
+		return RESP_ERR_INVALID;
+	/* A zero-length READ names no memory: no R_Key check. */
+	if (!reth->dma_len)
+		return RESP_OK;
+	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, qp->ibqp.pd,
+			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_READ, reth->va,
+			    reth->dma_len);
+	if (IS_ERR(mr))
+		return RESP_ERR_ACCESS;
+	wookie_mr_put(mr);
+	return RESP_OK;
+}
+
+/* Answer @reth from @psn on, through @res. */
+static void resp_read_start(struct wookie_qp *qp, struct wookie_rd_atomic *res,
+			    u32 psn, const struct wookie_reth *reth)
+{
+	struct wookie_resp *resp = &qp->resp;
+
+	res->rkey = reth->rkey;
+	res->va = reth->va;
+	res->length = reth->dma_len;
+	resp->read_cur = res;
+	resp->read_psn = psn;
+	resp->read_sent = 0;
+	resp_read_send(qp, WOOKIE_WORK_BUDGET);
+}
+
+/* ---- RC and UC: the checks ---- */
+
+/* UC: forget a partial message; its receive WQE serves the next one. */
+static void resp_uc_abort(struct wookie_qp *qp)
+{
+	qp->resp.in_msg_flags = 0;
+	qp->resp.recv_bytes = 0;
+}
+
+static enum resp_res resp_duplicate_read(struct wookie_qp *qp,
+					 struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_rd_atomic *res;
+	enum resp_res ret;
+	u32 npkts;
+
+	/* Overwritten by newer requests: the requester must give up. */
+	res = resp_find_res(qp, h->bth.psn, false);
+	if (!res)
+		return RESP_DROP;
+	ret = resp_read_check(qp, &h->reth);
+	if (ret != RESP_OK)
+		return ret;
+	/* A retry asks for what is left of the original, no more. */
+	npkts = wookie_num_packets(h->reth.dma_len, qp->mtu_bytes);
+	if (wookie_psn_diff(res->last_psn,
+			    wookie_psn_add(h->bth.psn, npkts - 1)) < 0)
+		return RESP_ERR_INVALID;
+	resp_read_start(qp, res, h->bth.psn, &h->reth);
+	return RESP_DROP;
+}
+
+/* RC: a request with a PSN already executed. */
+static enum resp_res resp_duplicate(struct wookie_qp *qp,
+				    struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_rd_atomic *res;
+
+	if (h->flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)) {
+		/* Its ACK was lost: acknowledge everything done so far. */
+		wookie_send_ack(qp, RESP_AETH_ACK,
+				wookie_psn_add(qp->resp.psn, WOOKIE_PSN_MASK));
+		return RESP_DROP;
+	}
+	if (h->flags & WOOKIE_OPF_READ)
+		return resp_duplicate_read(qp, pkt);
+	/* An atomic is never executed twice: resend what it returned. */
+	res = resp_find_res(qp, h->bth.psn, true);
+	if (res && res->first_psn == h->bth.psn)
+		resp_send_atomic_ack(qp, h->bth.psn, res->atomic_orig);
+	return RESP_DROP;
+}
+
+/* UC: a PSN gap loses the message; the next FIRST or ONLY resyncs. */
+static enum resp_res resp_check_psn_uc(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt, int diff)
+{
+	struct wookie_resp *resp = &qp->resp;
+	const struct wookie_hdrs *h = &pkt->hdrs;
+
+	if (!diff && !resp->uc_drop)
+		return RESP_OK;
+	resp_uc_abort(qp);
+	if (h->flags & WOOKIE_OPF_FIRST) {
+		resp->uc_drop = false;
+		resp->psn = h->bth.psn;
+		return RESP_OK;
+	}
+	resp->uc_drop = true;
+	resp->psn = wookie_psn_add(h->bth.psn, 1);
+	return RESP_DROP;
+}
+
+static enum resp_res resp_check_psn(struct wookie_qp *qp,
+				    struct wookie_pkt *pkt)
+{
+	struct wookie_resp *resp = &qp->resp;
+	u32 psn = pkt->hdrs.bth.psn;
+	int diff = wookie_psn_diff(psn, resp->psn);
+
+	if (qp->kind == WOOKIE_QP_KIND_UC)
+		return resp_check_psn_uc(qp, pkt, diff);
+	if (diff > 0) {
+		/* One NAK per gap: the requester resends from resp.psn. */
+		if (!resp->nak_sent) {
+			resp->nak_sent = true;
+			resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, resp->psn);
+		}
+		return RESP_DROP;
+	}
+	if (diff < 0)
+		return resp_duplicate(qp, pkt);
+	resp->nak_sent = false;
+	return RESP_OK;
+}
+
+/* Inside a message only its MIDDLE and LAST packets may come. */
+static enum resp_res resp_check_op_seq(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt)
+{
+	u32 flags = pkt->hdrs.flags;
+	u32 in_msg = qp->resp.in_msg_flags;
+	bool ok;
+
+	if (in_msg)
+		ok = (flags & RESP_OPF_CLASS) == in_msg &&
+		     !(flags & WOOKIE_OPF_FIRST);
+	else
+		ok = (flags & WOOKIE_OPF_FIRST) ||
+		     (flags & (WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC));
+	if (ok)
+		return RESP_OK;
+	/* UC: the LAST of the partial message was lost; start afresh. */
+	if (qp->kind == WOOKIE_QP_KIND_UC && (flags & WOOKIE_OPF_FIRST)) {
+		resp_uc_abort(qp);
+		return RESP_OK;
+	}
+	return RESP_ERR_INVALID;
+}
+
+/* The QP must allow the remote operation. */
+static enum resp_res resp_check_access(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt)
+{
+	int access = READ_ONCE(qp->qp_access_flags);
+	u32 flags = pkt->hdrs.flags;
+	int need = 0;
+
+	if (flags & WOOKIE_OPF_WRITE)
+		need = IB_ACCESS_REMOTE_WRITE;
+	else if (flags & WOOKIE_OPF_READ)
+		need = IB_ACCESS_REMOTE_READ;
+	else if (flags & WOOKIE_OPF_ATOMIC)
+		need = IB_ACCESS_REMOTE_ATOMIC;
+	return (access & need) == need ? RESP_OK : RESP_ERR_INVALID;
+}
+
+/* FIRST and MIDDLE packets are full, LAST and ONLY at most full. */
+static enum resp_res resp_check_length(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	bool ok;
+
+	if (!(h->flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)))
+		return RESP_OK;
+	if (h->flags & WOOKIE_OPF_LAST)
+		ok = h->payload_len <= qp->mtu_bytes;
+	else
+		ok = h->payload_len == qp->mtu_bytes;
+	return ok ? RESP_OK : RESP_ERR_INVALID;
+}
+
+/* ---- RC and UC: execution ---- */
+
+static enum resp_res resp_complete_send(struct wookie_qp *qp,
+					struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_resp *resp = &qp->resp;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	bool se = h->bth.solicited;
+	struct wookie_cqe cqe;
+
+	if (h->flags & WOOKIE_OPF_IETH)
+		status = wookie_remote_invalidate(qp, h->ieth_rkey);
+	resp_cqe_init(qp, &cqe, resp->rqe.wr_id, status);
+	cqe.byte_len = resp->recv_bytes;
+	if (h->flags & WOOKIE_OPF_IMMDT) {
+		cqe.flags |= WOOKIE_CQE_WITH_IMM;
+		cqe.ex = h->imm_be;
+	}
+	if (h->flags & WOOKIE_OPF_IETH) {
+		cqe.flags |= WOOKIE_CQE_WITH_INV;
+		cqe.ex = h->ieth_rkey;
+	}
+	if (se)
+		cqe.flags |= WOOKIE_CQE_SOLICITED;
+	resp->have_rqe = false;
+	resp->msn = wookie_psn_add(resp->msn, 1);
+	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+		return RESP_ERR_FATAL;
+	return status == IB_WC_SUCCESS ? RESP_OK : RESP_ERR_INV_RKEY;
+}
+
+static enum resp_res resp_execute_send(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_resp *resp = &qp->resp;
+	enum ib_wc_status status;
+	enum resp_res res;
+
+	if (h->flags & WOOKIE_OPF_FIRST) {
+		res = resp_get_rqe(qp);
+		if (res != RESP_OK)
+			return res;
+		resp->recv_bytes = 0;
+	}
+	status = resp_place(qp, resp->recv_bytes, resp_payload(pkt),
+			    h->payload_len);
+	if (status != IB_WC_SUCCESS)
+		return resp_recv_error(qp, status);
+	resp->recv_bytes += h->payload_len;
+	if (!(h->flags & WOOKIE_OPF_LAST)) {
+		resp->in_msg_flags = WOOKIE_OPF_SEND;
+		return RESP_OK;
+	}
+	resp->in_msg_flags = 0;
+	return resp_complete_send(qp, pkt);
+}
+
+/* WRITE FIRST or ONLY: check the whole RETH range once. */
+static enum resp_res resp_write_start(struct wookie_qp *qp,
+				      const struct wookie_reth *reth)
+{
+	struct wookie_resp *resp = &qp->resp;
+	struct wookie_mr *mr;
+
+	if (reth->dma_len > WOOKIE_MAX_MSG_SIZE)
+		return RESP_ERR_INVALID;
+	resp->write_rkey = reth->rkey;
+	resp->write_va = reth->va;
+	resp->write_left = reth->dma_len;
+	resp->write_total = reth->dma_len;
+	/* A zero-length WRITE names no memory: no R_Key check. */
+	if (!reth->dma_len)
+		return RESP_OK;
+	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, qp->ibqp.pd,
+			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_WRITE, reth->va,
+			    reth->dma_len);
+	if (IS_ERR(mr))
+		return RESP_ERR_ACCESS;
+	wookie_mr_put(mr);
+	return RESP_OK;
+}
+
+static enum resp_res resp_complete_write_imm(struct wookie_qp *qp,
+					     struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	bool se = h->bth.solicited;
+	struct wookie_cqe cqe;
+
+	resp_cqe_init(qp, &cqe, qp->resp.rqe.wr_id, IB_WC_SUCCESS);
+	cqe.opcode = WOOKIE_CQE_RECV_RDMA_WITH_IMM;
+	cqe.byte_len = qp->resp.write_total;
+	cqe.flags = WOOKIE_CQE_WITH_IMM;
+	cqe.ex = h->imm_be;
+	if (se)
+		cqe.flags |= WOOKIE_CQE_SOLICITED;
+	qp->resp.have_rqe = false;
+	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+		return RESP_ERR_FATAL;
+	return RESP_OK;
+}
+
+static enum resp_res resp_execute_write(struct wookie_qp *qp,
+					struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_resp *resp = &qp->resp;
+	u32 len = h->payload_len;
+	struct wookie_mr *mr;
+	enum resp_res res;
+
+	if (h->flags & WOOKIE_OPF_FIRST) {
+		res = resp_write_start(qp, &h->reth);
+		if (res != RESP_OK)
+			return res;
+	}
+	/* The packets must add up to the RETH's length exactly. */
+	if (len > resp->write_left ||
+	    ((h->flags & WOOKIE_OPF_LAST) && len != resp->write_left))
+		return RESP_ERR_INVALID;
+	/* Before placing any data: an RNR NAK must leave nothing done. */
+	if (h->flags & WOOKIE_OPF_IMMDT) {
+		res = resp_get_rqe(qp);
+		if (res != RESP_OK)
+			return res;
+	}
+	if (len) {
+		/* Each packet rechecks: the MR may be gone since FIRST. */
+		mr = wookie_mem_get(resp_wdev(qp), resp->write_rkey,
+				    qp->ibqp.pd, qp->ibqp.qp_num,
+				    WOOKIE_MEM_REMOTE_WRITE, resp->write_va,
+				    len);
+		if (IS_ERR(mr))
+			return RESP_ERR_ACCESS;
+		wookie_mr_copy_to(mr, resp->write_va, resp_payload(pkt), len);
+		wookie_mr_put(mr);
+		resp->write_va += len;
+		resp->write_left -= len;
+	}
+	if (!(h->flags & WOOKIE_OPF_LAST)) {
+		resp->in_msg_flags = WOOKIE_OPF_WRITE;
+		return RESP_OK;
+	}
+	resp->in_msg_flags = 0;
+	resp->msn = wookie_psn_add(resp->msn, 1);
+	if (h->flags & WOOKIE_OPF_IMMDT)
+		return resp_complete_write_imm(qp, pkt);
+	return RESP_OK;
+}
+
+static enum resp_res resp_execute_read(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_resp *resp = &qp->resp;
+	struct wookie_rd_atomic *res;
+	enum resp_res ret;
+	u32 npkts;
+
+	ret = resp_read_check(qp, &h->reth);
+	if (ret != RESP_OK)
+		return ret;
+	npkts = wookie_num_packets(h->reth.dma_len, qp->mtu_bytes);
+	res = resp_new_res(qp);
+	res->first_psn = h->bth.psn;
+	res->last_psn = wookie_psn_add(h->bth.psn, npkts - 1);
+	/* The responses use the PSNs up to last_psn. */
+	resp->psn = wookie_psn_add(h->bth.psn, npkts);
+	resp->msn = wookie_psn_add(resp->msn, 1);
+	resp_read_start(qp, res, h->bth.psn, &h->reth);
+	return RESP_OK;
+}
+
+static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
+					 struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	const struct wookie_atomic_eth *ae = &h->atomic;
+	struct wookie_dev *wdev = resp_wdev(qp);
+	struct wookie_resp *resp = &qp->resp;
+	struct wookie_rd_atomic *res;
+	struct wookie_mr *mr;
+	u64 orig;
+
+	if (!resp->rd_atomic || ae->va & 7)
+		return RESP_ERR_INVALID;
+	mr = wookie_mem_get(wdev, ae->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			    WOOKIE_MEM_REMOTE_ATOMIC, ae->va, sizeof(u64));
+	if (IS_ERR(mr))
+		return RESP_ERR_ACCESS;
+	if ((h->bth.opcode & ~WOOKIE_TRANSPORT_MASK) == WOOKIE_OP_CMP_SWAP)
+		orig = wookie_mr_atomic(wdev, mr, ae->va, true, ae->compare,
+					ae->swap_add);
+	else
+		orig = wookie_mr_atomic(wdev, mr, ae->va, false, ae->swap_add,
+					0);
+	wookie_mr_put(mr);
+
+	res = resp_new_res(qp);
+	res->is_atomic = true;
+	res->first_psn = h->bth.psn;
+	res->last_psn = h->bth.psn;
+	res->rkey = ae->rkey;
+	res->va = ae->va;
+	res->length = sizeof(u64);
+	res->atomic_orig = orig;
+	resp->psn = wookie_psn_add(h->bth.psn, 1);
+	resp->msn = wookie_psn_add(resp->msn, 1);
+	resp_send_atomic_ack(qp, h->bth.psn, orig);
+	return RESP_OK;
+}
+
+static enum resp_res resp_execute(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	u32 flags = pkt->hdrs.flags;
+
+	if (flags & WOOKIE_OPF_SEND)
+		return resp_execute_send(qp, pkt);
+	if (flags & WOOKIE_OPF_WRITE)
+		return resp_execute_write(qp, pkt);
+	if (qp->kind != WOOKIE_QP_KIND_RC)
+		return RESP_DROP;
+	if (flags & WOOKIE_OPF_READ)
+		return resp_execute_read(qp, pkt);
+	if (flags & WOOKIE_OPF_ATOMIC)
+		return resp_execute_atomic(qp, pkt);
+	return RESP_DROP;
+}
+
+/* SEND and WRITE packets; READ and atomics were answered by execute. */
+static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	const struct wookie_bth *bth = &pkt->hdrs.bth;
+
+	if (!(pkt->hdrs.flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)))
+		return;
+	qp->resp.psn = wookie_psn_add(bth->psn, 1);
+	if (qp->kind == WOOKIE_QP_KIND_RC && bth->ack_req)
+		wookie_send_ack(qp, RESP_AETH_ACK, bth->psn);
+}
+
+/* ---- Errors ---- */
+
+static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
+			 enum resp_res res)
+{
+	u32 psn = pkt->hdrs.bth.psn;
+
+	switch (res) {
+	case RESP_RNR:
+		/*
+		 * The rest of the burst is dropped silently until the retry
+		 * of this PSN: a sequence NAK would cut the RNR wait short.
+		 */
+		qp->resp.nak_sent = true;
+		wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK |
+				(qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK),
+				psn);
+		return;
+	case RESP_ERR_INVALID:
+		resp_nak(qp, WOOKIE_NAK_INVALID_REQUEST, psn);
+		resp_complete_error(qp, IB_WC_REM_INV_REQ_ERR);
+		wookie_qp_error(qp, IB_EVENT_QP_REQ_ERR);
+		return;
+	case RESP_ERR_ACCESS:
+		resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR, psn);
+		resp_complete_error(qp, IB_WC_REM_ACCESS_ERR);
+		wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return;
+	/* The error completion tells the consumer: no event. */
+	case RESP_ERR_LENGTH:
+	case RESP_ERR_INV_RKEY:
+		resp_nak(qp, WOOKIE_NAK_INVALID_REQUEST, psn);
+		wookie_qp_error(qp, 0);
+		return;
+	case RESP_ERR_RECV:
+		resp_nak(qp, WOOKIE_NAK_REMOTE_OP_ERROR, psn);
+		wookie_qp_error(qp, 0);
+		return;
+	case RESP_ERR_FATAL:
+		resp_nak(qp, WOOKIE_NAK_REMOTE_OP_ERROR, psn);
+		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
+		return;
+	default:
+		return;
+	}
+}
+
+/*
+ * What a failed step means.  UC and UD requesters hear nothing: a UC
+ * message is dropped up to the next FIRST, a UD one is just lost; only
+ * an unusable receive WQE or a local fault ends the QP.
+ */
+static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
+		      enum resp_res res)
+{
+	if (res == RESP_OK || res == RESP_DROP)
+		return;
+	if (qp->kind == WOOKIE_QP_KIND_RC) {
+		resp_fail_rc(qp, pkt, res);
+		return;
+	}
+	switch (res) {
+	case RESP_ERR_RECV:
+	case RESP_ERR_INV_RKEY:
+		wookie_qp_error(qp, 0);
+		return;
+	case RESP_ERR_FATAL:
+		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
+		return;
+	default:
+		if (qp->kind == WOOKIE_QP_KIND_UC) {
+			resp_uc_abort(qp);
+			qp->resp.uc_drop = true;
+		}
+		return;
+	}
+}
+
+/* ---- UD ---- */
+
+/*
+ * The network header a UD receive buffer starts with: a GRH-sized area
+ * holding the IPv6 header, or the IPv4 header in its last 20 bytes.  Hop
+ * limit and traffic class are not kept with the packet: defaults stand in.
+ */
+static void resp_build_grh(const struct wookie_pkt *pkt,
+			   union rdma_network_hdr *grh)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	u32 udp_len = sizeof(struct udphdr) + h->hdr_len + h->payload_len +
+		      h->bth.pad + RESP_ICRC_LEN;
+	struct iphdr *iph = &grh->roce4grh;
+
+	memset(grh, 0, sizeof(*grh));
+	if (pkt->network_type == RDMA_NETWORK_IPV4) {
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tot_len = htons(min_t(u32, sizeof(*iph) + udp_len,
+					   U16_MAX));
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = IPDEFTTL;
+		iph->protocol = IPPROTO_UDP;
+		/* IPv4-mapped GIDs: the address is the last 4 bytes. */
+		memcpy(&iph->saddr, &pkt->sgid.raw[12], sizeof(iph->saddr));
+		memcpy(&iph->daddr, &pkt->dgid.raw[12], sizeof(iph->daddr));
+		/* ib_core tells IPv4 from IPv6 by this checksum. */
+		iph->check = ip_fast_csum(iph, iph->ihl);
+		return;
+	}
+	grh->ibgrh.version_tclass_flow = cpu_to_be32(6U << 28);
+	grh->ibgrh.paylen = htons(min_t(u32, udp_len, U16_MAX));
+	grh->ibgrh.next_hdr = IPPROTO_UDP;
+	grh->ibgrh.hop_limit = IPDEFTTL;
+	grh->ibgrh.sgid = pkt->sgid;
+	grh->ibgrh.dgid = pkt->dgid;
+}
+
+static enum resp_res resp_execute_ud(struct wookie_qp *qp,
+				     struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_resp *resp = &qp->resp;
+	bool se = h->bth.solicited;
+	union rdma_network_hdr grh;
+	enum ib_wc_status status;
+	struct wookie_cqe cqe;
+	enum resp_res res;
+
+	/* UD messages are single packets. */
+	if ((h->flags & (WOOKIE_OPF_SEND | RESP_OPF_ONLY)) !=
+	    (WOOKIE_OPF_SEND | RESP_OPF_ONLY))
+		return RESP_DROP;
+	if (h->deth.qkey != READ_ONCE(qp->qkey)) {
+		atomic64_inc(&resp_wdev(qp)->rx_bad_qkey);
+		return RESP_DROP;
+	}
+	res = resp_get_rqe(qp);
+	if (res != RESP_OK)
+		return res;
+
+	/* Too small: the WQE is used up with the error, as rxe does. */
+	if (RESP_GRH_LEN + h->payload_len > resp->rqe.total_len)
+		return resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
+	resp_build_grh(pkt, &grh);
+	status = resp_place(qp, 0, &grh, RESP_GRH_LEN);
+	if (status == IB_WC_SUCCESS)
+		status = resp_place(qp, RESP_GRH_LEN, resp_payload(pkt),
+				    h->payload_len);
+	if (status != IB_WC_SUCCESS)
+		return resp_recv_error(qp, status);
+
+	resp_cqe_init(qp, &cqe, resp->rqe.wr_id, IB_WC_SUCCESS);
+	cqe.byte_len = RESP_GRH_LEN + h->payload_len;
+	cqe.flags = WOOKIE_CQE_GRH;
+	cqe.src_qp = h->deth.src_qp;
+	cqe.network_hdr_type = pkt->network_type == RDMA_NETWORK_IPV4 ?
+			       WOOKIE_NETWORK_IPV4 : WOOKIE_NETWORK_IPV6;
+	if (h->flags & WOOKIE_OPF_IMMDT) {
+		cqe.flags |= WOOKIE_CQE_WITH_IMM;
+		cqe.ex = h->imm_be;
+	}
+	if (se)
+		cqe.flags |= WOOKIE_CQE_SOLICITED;
+	resp->have_rqe = false;
+	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+		return RESP_ERR_FATAL;
+	return RESP_OK;
+}
+
+/* ---- Entry ---- */
+
+/* What the delivery code checked, and what the state machine relies on. */
+static bool resp_accepts(struct wookie_qp *qp, const struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	u8 transport;
+
+	if (!resp_state_ok(qp) || !(h->flags & WOOKIE_OPF_REQUEST))
+		return false;
+	switch (qp->kind) {
+	case WOOKIE_QP_KIND_RC:
+		transport = WOOKIE_TRANSPORT_RC;
+		break;
+	case WOOKIE_QP_KIND_UC:
+		transport = WOOKIE_TRANSPORT_UC;
+		break;
+	default:
+		return (h->bth.opcode & WOOKIE_TRANSPORT_MASK) ==
+		       WOOKIE_TRANSPORT_UD;
+	}
+	/* RC and UC packet sizes are checked against the path MTU. */
+	return (h->bth.opcode & WOOKIE_TRANSPORT_MASK) == transport &&
+	       qp->mtu_bytes;
+}
+
+static void resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	enum resp_res res;
+
+	res = resp_check_psn(qp, pkt);
+	if (res == RESP_OK)
+		res = resp_check_op_seq(qp, pkt);
+	if (res == RESP_OK)
+		res = resp_check_access(qp, pkt);
+	if (res == RESP_OK)
+		res = resp_check_length(qp, pkt);
+	if (res == RESP_OK)
+		res = resp_execute(qp, pkt);
+	if (res == RESP_OK)
+		resp_acknowledge(qp, pkt);
+	else
+		resp_fail(qp, pkt, res);
+}
+
+void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	if (!resp_accepts(qp, pkt))
+		goto out;
+	/*
+	 * Responses of an earlier READ go out before anything this packet
+	 * causes.  The work calls wookie_responder_continue() first; if
+	 * they still cannot all go, drop the packet: the requester's
+	 * sequence NAK or timeout brings it back.
+	 */
+	if (!wookie_responder_continue(qp))
+		goto out;
+	if (qp->kind == WOOKIE_QP_KIND_UD)
+		resp_fail(qp, pkt, resp_execute_ud(qp, pkt));
+	else
+		resp_rc_uc(qp, pkt);
+out:
+	wookie_pkt_free(pkt);
+}

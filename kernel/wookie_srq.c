@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues, and taking receive WQEs out of an RQ or SRQ ring.
+ * User space posts receives by writing the ring and storing the producer
+ * index; the responder takes a WQE when a packet needs one.  Everything
+ * read from a user ring is copied first and checked on the copy.
+ */
+#include <linux/minmax.h>
+
+#include "wookie.h"
+
+/* Attempts at updating a word user space may be rewriting at that time. */
+#define WOOKIE_CMPXCHG_TRIES 16
+
+/* A receive WQE with room for the most SGEs, as one contiguous copy. */
+struct wookie_rqe_copy {
+	struct wookie_rqe rqe;
+	struct wookie_sge sge[WOOKIE_MAX_SGE];
+};
+
+/*
+ * Set status bits in a user-writable header word.  A user space that keeps
+ * rewriting the word can make this give up: the bits are advice to it.
+ */
+static void wookie_word_set_bits(u32 *word, u32 bits)
+{
+	u32 old = READ_ONCE(*word);
+	int i;
+
+	for (i = 0; i < WOOKIE_CMPXCHG_TRIES; i++) {
+		u32 seen = cmpxchg(word, old, old | bits);
+
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
+/* SGEs a slot of @stride bytes holds, at most WOOKIE_MAX_SGE. */
+static u32 wookie_rq_slot_sges(u32 stride)
+{
+	if (stride < sizeof(struct wookie_rqe))
+		return 0;
+	return min_t(u32, (stride - sizeof(struct wookie_rqe)) /
+			  sizeof(struct wookie_sge), WOOKIE_MAX_SGE);
+}
+
+int wookie_rq_pop(struct wookie_ring *ring, u32 *consumer, u32 max_sge,
+		  struct wookie_recv_wqe *out)
+{
+	struct wookie_ring_hdr *hdr = ring->hdr;
+	struct wookie_rqe_copy copy;
+	u64 total;
+	u32 producer;
+	int err;
+
+	/* Acquire: the slot is read only after the index that covers it. */
+	producer = smp_load_acquire(&hdr->producer);
+	if (!wookie_ring_sane(producer, *consumer, ring->num_entries)) {
+		wookie_word_set_bits(&hdr->flags, WOOKIE_RING_ERROR);
+		return -EIO;
+	}
+	if (producer == *consumer)
+		return -ENOENT;
+	if (ring->stride < sizeof(copy.rqe))
+		return -EIO;
+
+	/* Never more SGEs than the slot holds, whatever the caller says. */
+	max_sge = min(max_sge, wookie_rq_slot_sges(ring->stride));
+	memcpy(&copy, wookie_ring_slot(ring, *consumer),
+	       sizeof(copy.rqe) + max_sge * sizeof(copy.sge[0]));
+	err = wookie_rqe_check(&copy.rqe, max_sge, &total);
+	if (err) {
+		err = -EIO;
+	} else {
+		out->wr_id = copy.rqe.wr_id;
+		out->num_sge = copy.rqe.num_sge;
+		out->total_len = total;
+		memcpy(out->sge, copy.sge, out->num_sge * sizeof(out->sge[0]));
+	}
+
+	/* A malformed WQE is consumed too: the next one may be good. */
+	++*consumer;
+	/* Release: the slot was read before the producer may reuse it. */
+	smp_store_release(&hdr->consumer, *consumer);
+	return err;
+}
+
+int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	unsigned long flags;
+	bool limit_reached = false;
+	int err;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	err = wookie_rq_pop(&srq->ring, &srq->consumer, srq->max_sge, out);
+	/* The producer index is user space's: it only decides the event. */
+	if (!err && srq->limit &&
+	    READ_ONCE(srq->ring.hdr->producer) - srq->consumer < srq->limit) {
+		srq->limit = 0;
+		limit_reached = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (limit_reached && ibsrq->event_handler) {
+		struct ib_event ev = {
+			.device = ibsrq->device,
+			.element.srq = ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+	}
+	return err;
+}
+
+/*
+ * Kernel rings only: the producer index lives in the header, and the
+ * caller serialises posters.  Each WQE is published as soon as written.
+ */
+int wookie_ring_post_recv(struct wookie_ring *ring, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct wookie_ring_hdr *hdr = ring->hdr;
+	u32 producer = hdr->producer;
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		struct wookie_rqe *rqe;
+		struct wookie_sge *sge;
+		int i;
+
+		if (wr->num_sge < 0 || (u32)wr->num_sge > max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		/* Acquire: the consumer has finished reading the slot. */
+		if (producer - smp_load_acquire(&hdr->consumer) >=
+		    ring->num_entries) {
+			err = -ENOMEM;
+			break;
+		}
+
+		rqe = wookie_ring_slot(ring, producer);
+		rqe->wr_id = wr->wr_id;
+		rqe->num_sge = wr->num_sge;
+		rqe->reserved = 0;
+		sge = (struct wookie_sge *)(rqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		/* Release: the WQE is visible before the index covering it. */
+		smp_store_release(&hdr->producer, ++producer);
+	}
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int wookie_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
+{
+	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+	unsigned long flags;
+	int err;
+
+	/* User space writes its ring itself; a command has nothing to add. */
+	if (srq->user) {
+		if (!wr)
+			return 0;
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	err = wookie_ring_post_recv(&srq->ring, srq->max_sge, wr, bad_wr);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
+}
+
+int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibsrq->device);
+	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	struct wookie_create_srq_resp resp = {};
+	u32 num_entries, stride;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (attr->max_wr < 1 || attr->max_wr > WOOKIE_MAX_SRQ_WR ||
+	    attr->max_sge < 1 || attr->max_sge > WOOKIE_MAX_SGE ||
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		/* No request structure is defined: anything sent must be 0. */
+		if (!ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+	}
+	num_entries = wookie_ring_entries(attr->max_wr);
+	stride = wookie_rq_stride(attr->max_sge);
+	if (!num_entries || wookie_rq_slot_sges(stride) < attr->max_sge)
+		return -EINVAL;
+
+	if (atomic_inc_return(&wdev->num_srq) > WOOKIE_MAX_SRQ) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&srq->lock);
+	srq->user = !!udata;
+	srq->consumer = 0;
+	/* Whatever the slot holds is granted. */
+	srq->max_sge = wookie_rq_slot_sges(stride);
+	srq->limit = attr->srq_limit;
+	err = wookie_ring_alloc(&srq->ring, udata, num_entries, stride);
+	if (err)
+		goto err_count;
+
+	if (udata) {
+		wookie_ring_info(&srq->ring, &resp.srq);
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_ring;
+	}
+	attr->max_wr = num_entries;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_ring:
+	wookie_ring_free(&srq->ring);
+err_count:
+	atomic_dec(&wdev->num_srq);
+	return err;
+}
+
+/*
+ * Resizing (IB_SRQ_MAX_WR) is not supported: it would have to swap a ring
+ * that user space produces into while responders consume from it.
+ */
+int wookie_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		      enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+	unsigned long flags;
+
+	if (udata && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->ring.num_entries)
+			return -EINVAL;
+		/* Armed now, fires on the next WQE taken below the limit. */
+		spin_lock_irqsave(&srq->lock, flags);
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	return 0;
+}
+
+int wookie_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+
+	attr->max_wr = srq->ring.num_entries;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+/* ib_core refuses while QPs use the SRQ: no responder takes WQEs now. */
+int wookie_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibsrq->device);
+	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+
+	wookie_ring_free(&srq->ring);
+	atomic_dec(&wdev->num_srq);
+	return 0;
+}

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The provider's data path against fake-uverbs.so's loopback "kernel": CQs,
+ * QPs (RC, UD, with an SRQ), posting and polling through the rings, the
+ * ibv_qp_ex wr_* API and ibv_cq_ex, memory windows, CQ resize and arming.
+ * Built twice by host-check: with the distro's libibverbs 44 and with
+ * rdma-core 56.1's, whose struct verbs_qp layouts differ.
+ *
+ * Usage: datapath <ibdev> [nowake]
+ *   nowake: the doorbell page says the engine polls; only check that the SQ
+ *   fills up and that no doorbell is rung.
+ * Prints one FAIL line per failed check and "datapath: N checks, M failed".
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+static int checks, fails;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		checks++;                                                      \
+		if (!(cond)) {                                                 \
+			fails++;                                               \
+			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                                   \
+			printf("\n");                                          \
+		}                                                              \
+	} while (0)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr_a, *mr_b;
+static uint8_t buf_a[8192] __attribute__((aligned(64)));
+static uint8_t buf_b[8192] __attribute__((aligned(64)));
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq,
+			      struct ibv_cq *rcq, struct ibv_srq *srq,
+			      uint32_t depth)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.srq = srq,
+		.cap = {
+			.max_send_wr = depth,
+			.max_recv_wr = depth,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+			.max_inline_data = 64,
+		},
+		.qp_type = type,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &attr);
+
+	CHECK(qp, "create_qp: %s", strerror(errno));
+	return qp;
+}
+
+static void connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
+{
+	struct ibv_qp_attr attr = { .dest_qp_num = peer->qp_num };
+
+	CHECK(!ibv_modify_qp(qp, &attr, IBV_QP_DEST_QPN), "modify_qp");
+}
+
+static int poll(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
+static int post_recv(struct ibv_qp *qp, uint64_t id, void *addr, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = mr_b->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static void test_rc(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge sge[3];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc[4];
+	uint64_t *target = (uint64_t *)(buf_b + 4096);
+	int ret;
+
+	CHECK(cq, "create_cq: %s", strerror(errno));
+	if (!cq)
+		return;
+	qa = make_qp(IBV_QPT_RC, cq, cq, NULL, 8);
+	qb = make_qp(IBV_QPT_RC, cq, cq, NULL, 8);
+	if (!qa || !qb)
+		return;
+	connect_qp(qa, qb);
+	connect_qp(qb, qa);
+
+	/* SEND gathered from two SGEs. */
+	memcpy(buf_a, "hello ", 6);
+	memcpy(buf_a + 100, "world", 5);
+	CHECK(!post_recv(qb, 0xb1, buf_b, 100), "post_recv");
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf_a, 6, mr_a->lkey };
+	sge[1] = (struct ibv_sge){ (uintptr_t)buf_a + 100, 5, mr_a->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0xa1;
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ret = ibv_post_send(qa, &wr, &bad);
+	CHECK(!ret, "post_send: %s", strerror(ret));
+	CHECK(poll(cq, wc, 2) == 2, "two completions");
+	CHECK(wc[0].wr_id == 0xb1 && wc[0].opcode == IBV_WC_RECV &&
+		      wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 11 &&
+		      wc[0].qp_num == qb->qp_num &&
+		      wc[0].src_qp == qa->qp_num && wc[0].wc_flags == 0 &&
+		      wc[0].sl == 3 && wc[0].slid == 0,
+	      "recv wc: id %#llx op %d status %d len %u qp %#x src %#x flags %#x",
+	      (unsigned long long)wc[0].wr_id, wc[0].opcode, wc[0].status,
+	      wc[0].byte_len, wc[0].qp_num, wc[0].src_qp, wc[0].wc_flags);
+	CHECK(!memcmp(buf_b, "hello world", 11), "received data");
+	CHECK(wc[1].wr_id == 0xa1 && wc[1].opcode == IBV_WC_SEND &&
+		      wc[1].status == IBV_WC_SUCCESS && wc[1].byte_len == 11,
+	      "send wc: id %#llx op %d len %u", (unsigned long long)wc[1].wr_id,
+	      wc[1].opcode, wc[1].byte_len);
+
+	/* SEND with immediate, inline; then an unsignaled SEND. */
+	CHECK(!post_recv(qb, 0xb2, buf_b + 200, 100), "post_recv");
+	CHECK(!post_recv(qb, 0xb3, buf_b + 300, 100), "post_recv");
+	memcpy(buf_a + 200, "inline!", 7);
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf_a + 200, 7, 0 };
+	wr.wr_id = 0xa2;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htobe32(0x12345678);
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	ret = ibv_post_send(qa, &wr, &bad);
+	CHECK(!ret, "post_send inline: %s", strerror(ret));
+	memset(buf_a + 200, 0, 7);	/* inline: copied at post time */
+	wr.wr_id = 0xa3;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_INLINE;
+	ret = ibv_post_send(qa, &wr, &bad);
+	CHECK(!ret, "post_send unsignaled: %s", strerror(ret));
+	CHECK(poll(cq, wc, 4) == 3, "three completions");
+	CHECK(wc[0].wr_id == 0xb2 && (wc[0].wc_flags & IBV_WC_WITH_IMM) &&
+		      wc[0].imm_data == htobe32(0x12345678) &&
+		      wc[0].byte_len == 7,
+	      "imm recv: flags %#x imm %#x", wc[0].wc_flags, wc[0].imm_data);
+	CHECK(!memcmp(buf_b + 200, "inline!", 7), "inline data");
+	CHECK(wc[1].wr_id == 0xa2 && wc[2].wr_id == 0xb3, "ids %#llx %#llx",
+	      (unsigned long long)wc[1].wr_id, (unsigned long long)wc[2].wr_id);
+
+	/* RDMA WRITE with immediate, READ, atomics. */
+	CHECK(!post_recv(qb, 0xb4, buf_b + 400, 0), "post_recv");
+	memcpy(buf_a + 1000, "written", 7);
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf_a + 1000, 7, mr_a->lkey };
+	wr.wr_id = 0xa4;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htobe32(7);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)buf_b + 1000;
+	wr.wr.rdma.rkey = mr_b->rkey;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "post write_imm");
+	CHECK(poll(cq, wc, 2) == 2, "write completions");
+	CHECK(wc[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+		      wc[0].imm_data == htobe32(7) && wc[0].byte_len == 7,
+	      "write_imm recv: op %d", wc[0].opcode);
+	CHECK(wc[1].opcode == IBV_WC_RDMA_WRITE, "write wc op %d",
+	      wc[1].opcode);
+	CHECK(!memcmp(buf_b + 1000, "written", 7), "written data");
+
+	memcpy(buf_b + 2000, "remote", 6);
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf_a + 2000, 6, mr_a->lkey };
+	wr.wr_id = 0xa5;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = (uintptr_t)buf_b + 2000;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "post read");
+	CHECK(poll(cq, wc, 1) == 1 && wc[0].opcode == IBV_WC_RDMA_READ &&
+		      wc[0].byte_len == 6,
+	      "read wc");
+	CHECK(!memcmp(buf_a + 2000, "remote", 6), "read data");
+
+	*target = 40;
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf_a + 4096, 8, mr_a->lkey };
+	wr.wr_id = 0xa6;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.compare_add = 2;
+	wr.wr.atomic.rkey = mr_b->rkey;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "post fetch_add");
+	CHECK(poll(cq, wc, 1) == 1 && wc[0].opcode == IBV_WC_FETCH_ADD,
+	      "fetch_add wc");
+	CHECK(*target == 42 && *(uint64_t *)(buf_a + 4096) == 40,
+	      "fetch_add: %llu", (unsigned long long)*target);
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 7;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "post cmp_swp");
+	CHECK(poll(cq, wc, 1) == 1 && wc[0].opcode == IBV_WC_COMP_SWAP,
+	      "cmp_swp wc");
+	CHECK(*target == 7, "cmp_swp: %llu", (unsigned long long)*target);
+
+	/* What the kernel's WQE check would refuse is refused at post. */
+	sge[0].length = 4;
+	bad = NULL;
+	CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL && bad == &wr,
+	      "4-byte atomic");
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_INLINE;
+	CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL, "inline READ");
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = 3;
+	wr.send_flags = 0;
+	sge[1] = sge[2] = sge[0];
+	CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL, "3 SGEs");
+	wr.num_sge = 1;
+	sge[0].length = 4096;
+	wr.send_flags = IBV_SEND_INLINE;
+	CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL, "inline too long");
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_IP_CSUM;
+	CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL, "IP_CSUM");
+	CHECK(poll(cq, wc, 1) == 0, "nothing posted");
+
+	/* A chain stops at the first bad WR; the ones before are posted. */
+	{
+		struct ibv_send_wr w2 = wr;
+
+		sge[0].length = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr_id = 0xa7;
+		wr.next = &w2;
+		w2.opcode = IBV_WR_RDMA_READ;
+		w2.send_flags = IBV_SEND_INLINE;
+		CHECK(!post_recv(qb, 0xb5, buf_b, 100), "post_recv");
+		CHECK(ibv_post_send(qa, &wr, &bad) == EINVAL && bad == &w2,
+		      "chain");
+		CHECK(poll(cq, wc, 3) == 2, "first of chain done");
+		wr.next = NULL;
+	}
+
+	/* The SRQ-less QP refuses nothing on post_recv... SRQ QPs do. */
+	CHECK(!ibv_destroy_qp(qa), "destroy qa");
+	CHECK(!ibv_destroy_qp(qb), "destroy qb");
+	CHECK(!ibv_destroy_cq(cq), "destroy cq");
+}
+
+static void test_nowake(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_sge sge = { (uintptr_t)buf_a, 8, 0 };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+	}, *bad;
+	struct ibv_qp *qp = ibv_create_qp(pd, &attr);
+	unsigned int n = 0;
+	int ret;
+
+	CHECK(qp, "create_qp");
+	if (!qp)
+		return;
+	while ((ret = ibv_post_send(qp, &wr, &bad)) == 0 && n < 100)
+		n++;
+	CHECK(ret == ENOMEM && bad == &wr, "full SQ: %s", strerror(ret));
+	CHECK(n == attr.cap.max_send_wr, "%u WQEs fit, max_send_wr %u", n,
+	      attr.cap.max_send_wr);
+	CHECK(!ibv_destroy_qp(qp), "destroy qp");
+	CHECK(!ibv_destroy_cq(cq), "destroy cq");
+}
+
+static void test_ex(void)
+{
+	struct ibv_cq_init_attr_ex cq_attr = {
+		.cqe = 32,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+			    IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+			    IBV_WC_EX_WITH_SL |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_qp_init_attr_ex qp_attr = {
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 32 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_LOCAL_INV,
+	};
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_device_attr_ex dattr;
+	struct ibv_values_ex values = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_mw_bind_info bind;
+	struct ibv_qp *qp, *peer;
+	struct ibv_cq_ex *cqx;
+	struct ibv_qp_ex *qpx;
+	struct ibv_sge sgl[3];
+	struct ibv_mw *mw;
+	struct timespec now;
+	uint64_t ids[8], ts_prev = 0;
+	int n = 0, ret;
+
+	CHECK(!ibv_query_device_ex(ctx, NULL, &dattr), "query_device_ex");
+	CHECK(dattr.hca_core_clock == 1000000 &&
+		      dattr.completion_timestamp_mask == UINT64_MAX,
+	      "hca_core_clock %llu", (unsigned long long)dattr.hca_core_clock);
+	CHECK(!ibv_query_rt_values_ex(ctx, &values) &&
+		      values.comp_mask == IBV_VALUES_MASK_RAW_CLOCK &&
+		      values.raw_clock.tv_sec,
+	      "query_rt_values");
+
+	cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
+	CHECK(!ibv_create_cq_ex(ctx, &cq_attr) && errno == EOPNOTSUPP,
+	      "cvlan refused");
+	cq_attr.wc_flags &= ~IBV_WC_EX_WITH_CVLAN;
+	cqx = ibv_create_cq_ex(ctx, &cq_attr);
+	CHECK(cqx, "create_cq_ex: %s", strerror(errno));
+	if (!cqx)
+		return;
+	qp_attr.send_cq = qp_attr.recv_cq = ibv_cq_ex_to_cq(cqx);
+
+	qp_attr.send_ops_flags |= IBV_QP_EX_WITH_TSO;
+	CHECK(!ibv_create_qp_ex(ctx, &qp_attr) && errno == EOPNOTSUPP,
+	      "TSO refused");
+	qp_attr.send_ops_flags &= ~IBV_QP_EX_WITH_TSO;
+	qp = ibv_create_qp_ex(ctx, &qp_attr);
+	CHECK(qp, "create_qp_ex: %s", strerror(errno));
+	peer = make_qp(IBV_QPT_RC, ibv_cq_ex_to_cq(cqx),
+		       ibv_cq_ex_to_cq(cqx), NULL, 8);
+	if (!qp || !peer)
+		return;
+	CHECK(!ibv_qp_to_qp_ex(peer), "plain QP has no qp_ex");
+	qpx = ibv_qp_to_qp_ex(qp);
+	CHECK(qpx, "ibv_qp_to_qp_ex");
+	if (!qpx)
+		return;
+	connect_qp(qp, peer);
+	connect_qp(peer, qp);
+	CHECK(!post_recv(peer, 0xc1, buf_b, 100), "post_recv");
+	CHECK(!post_recv(peer, 0xc2, buf_b + 100, 100), "post_recv");
+
+	memcpy(buf_a, "abcdefgh", 8);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 4);
+	qpx->wr_id = 2;
+	ibv_wr_send_imm(qpx, htobe32(99));
+	ibv_wr_set_inline_data(qpx, "xyz", 3);
+	qpx->wr_id = 3;
+	ibv_wr_rdma_write(qpx, mr_b->rkey, (uintptr_t)buf_b + 500);
+	sgl[0] = (struct ibv_sge){ (uintptr_t)buf_a, 2, mr_a->lkey };
+	sgl[1] = (struct ibv_sge){ (uintptr_t)buf_a + 6, 2, mr_a->lkey };
+	ibv_wr_set_sge_list(qpx, 2, sgl);
+	ret = ibv_wr_complete(qpx);
+	CHECK(!ret, "wr_complete: %s", strerror(ret));
+	CHECK(!memcmp(buf_b, "abcd", 4) && !memcmp(buf_b + 100, "xyz", 3) &&
+		      !memcmp(buf_b + 500, "abgh", 4),
+	      "wr_* data");
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	ret = ibv_start_poll(cqx, &pattr);
+	CHECK(!ret, "start_poll: %s", strerror(ret));
+	while (!ret && n < 8) {
+		uint64_t ts = ibv_wc_read_completion_ts(cqx);
+		int64_t wall = ibv_wc_read_completion_wallclock_ns(cqx) -
+			       (now.tv_sec * 1000000000ll + now.tv_nsec);
+
+		ids[n++] = cqx->wr_id;
+		CHECK(cqx->status == IBV_WC_SUCCESS, "status %d", cqx->status);
+		CHECK(ts && ts >= ts_prev, "timestamp %llu",
+		      (unsigned long long)ts);
+		CHECK(wall > -5000000000ll && wall < 5000000000ll,
+		      "wallclock off by %lld ns", (long long)wall);
+		ts_prev = ts;
+		if (cqx->wr_id == 0xc2) {
+			CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+				      ibv_wc_read_byte_len(cqx) == 3 &&
+				      (ibv_wc_read_wc_flags(cqx) &
+				       IBV_WC_WITH_IMM) &&
+				      ibv_wc_read_imm_data(cqx) == htobe32(99) &&
+				      ibv_wc_read_qp_num(cqx) == peer->qp_num &&
+				      ibv_wc_read_src_qp(cqx) == qp->qp_num &&
+				      ibv_wc_read_sl(cqx) == 3,
+			      "cq_ex readers");
+		}
+		if (cqx->wr_id == 3)
+			CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_WRITE &&
+				      ibv_wc_read_byte_len(cqx) == 4,
+			      "write via cq_ex");
+		ret = ibv_next_poll(cqx);
+	}
+	CHECK(ret == ENOENT, "next_poll end: %d", ret);
+	ibv_end_poll(cqx);
+	CHECK(n == 5 && ids[0] == 0xc1 && ids[1] == 1 && ids[2] == 0xc2 &&
+		      ids[3] == 2 && ids[4] == 3,
+	      "%d completions in order", n);
+	CHECK(ibv_start_poll(cqx, &pattr) == ENOENT, "CQ drained");
+
+	/* Errors stick to wr_complete, which posts nothing then. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	sgl[2] = sgl[0];
+	ibv_wr_set_sge_list(qpx, 3, sgl);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL, "too many SGEs");
+	ibv_wr_start(qpx);
+	ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL, "setter without a WR");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, buf_a, qp_attr.cap.max_inline_data + 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL, "inline above max");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 1);
+	ibv_wr_abort(qpx);
+	ibv_wr_start(qpx);
+	CHECK(!ibv_wr_complete(qpx), "empty sequence");
+	CHECK(ibv_start_poll(cqx, &pattr) == ENOENT, "nothing was posted");
+
+	/* Memory windows: type 1 via ibv_bind_mw, type 2 via wr_bind_mw. */
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	CHECK(mw && mw->rkey == 0x5000, "alloc_mw");
+	if (mw) {
+		struct ibv_mw_bind mwb = {
+			.wr_id = 0xd1,
+			.send_flags = IBV_SEND_SIGNALED,
+			.bind_info = {
+				.mr = mr_a,
+				.addr = (uintptr_t)buf_a,
+				.length = 64,
+				.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+			},
+		};
+
+		ret = ibv_bind_mw(qp, mw, &mwb);
+		CHECK(!ret, "bind_mw: %s", strerror(ret));
+		CHECK(mw->rkey == 0x5001, "new rkey %#x", mw->rkey);
+		CHECK(!ibv_start_poll(cqx, &pattr) && cqx->wr_id == 0xd1 &&
+			      ibv_wc_read_opcode(cqx) == IBV_WC_BIND_MW,
+		      "bind wc");
+		ibv_end_poll(cqx);
+		CHECK(!ibv_dealloc_mw(mw), "dealloc_mw");
+	}
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	CHECK(mw, "alloc_mw 2");
+	if (mw) {
+		bind = (struct ibv_mw_bind_info){
+			.mr = mr_a, .addr = (uintptr_t)buf_a + 64,
+			.length = 128, .mw_access_flags = IBV_ACCESS_REMOTE_READ,
+		};
+		ibv_wr_start(qpx);
+		qpx->wr_id = 0xd2;
+		ibv_wr_bind_mw(qpx, mw, ibv_inc_rkey(mw->rkey), &bind);
+		qpx->wr_id = 0xd3;
+		ibv_wr_local_inv(qpx, ibv_inc_rkey(mw->rkey));
+		CHECK(!ibv_wr_complete(qpx), "bind type 2");
+		CHECK(!ibv_start_poll(cqx, &pattr) && cqx->wr_id == 0xd2 &&
+			      ibv_wc_read_opcode(cqx) == IBV_WC_BIND_MW &&
+			      !ibv_next_poll(cqx) && cqx->wr_id == 0xd3 &&
+			      ibv_wc_read_opcode(cqx) == IBV_WC_LOCAL_INV,
+		      "bind 2 and local_inv wc");
+		ibv_end_poll(cqx);
+		CHECK(!ibv_dealloc_mw(mw), "dealloc_mw 2");
+	}
+
+	CHECK(!ibv_destroy_qp(qp), "destroy qp_ex");
+	CHECK(!ibv_destroy_qp(peer), "destroy peer");
+	CHECK(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy cq_ex");
+}
+
+static void test_srq_ud(void)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 8,
+						     .max_sge = 1 } };
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp *qa, *qs, *ua, *ub;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_sge sge;
+	struct ibv_srq *srq;
+	struct ibv_wc wc[2];
+	struct ibv_ah *ah;
+
+	srq = ibv_create_srq(pd, &sattr);
+	CHECK(srq && sattr.attr.max_wr == 8, "create_srq: %s",
+	      strerror(errno));
+	if (!srq || !cq)
+		return;
+	qa = make_qp(IBV_QPT_RC, cq, cq, NULL, 8);
+	qs = make_qp(IBV_QPT_RC, cq, cq, srq, 8);
+	if (!qa || !qs)
+		return;
+	connect_qp(qa, qs);
+	CHECK(post_recv(qs, 1, buf_b, 10) == EINVAL, "post_recv on SRQ QP");
+	sge = (struct ibv_sge){ (uintptr_t)buf_b + 10, 10, mr_b->lkey };
+	rwr.wr_id = 0xe1;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	CHECK(!ibv_post_srq_recv(srq, &rwr, &rbad), "post_srq_recv");
+	rwr.num_sge = 2;
+	CHECK(ibv_post_srq_recv(srq, &rwr, &rbad) == EINVAL && rbad == &rwr,
+	      "2 SGEs on a 1-SGE SRQ");
+	memcpy(buf_a, "srq", 3);
+	sge = (struct ibv_sge){ (uintptr_t)buf_a, 3, mr_a->lkey };
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "send to SRQ QP");
+	CHECK(poll(cq, wc, 2) == 1 && wc[0].wr_id == 0xe1 &&
+		      wc[0].qp_num == qs->qp_num,
+	      "SRQ completion");
+	CHECK(!memcmp(buf_b + 10, "srq", 3), "SRQ data");
+
+	ua = make_qp(IBV_QPT_UD, cq, cq, NULL, 4);
+	ub = make_qp(IBV_QPT_UD, cq, cq, NULL, 4);
+	ah = ibv_create_ah(pd, &ah_attr);
+	CHECK(ah, "create_ah: %s", strerror(errno));
+	if (ua && ub && ah) {
+		CHECK(!post_recv(ub, 0xf1, buf_b + 1024, 100), "post_recv");
+		memcpy(buf_a, "datagram", 8);
+		sge.length = 8;
+		wr.wr_id = 0xf0;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = ub->qp_num;
+		wr.wr.ud.remote_qkey = 0x11111111;
+		CHECK(!ibv_post_send(ua, &wr, &bad), "UD send");
+		CHECK(poll(cq, wc, 2) == 2 && wc[0].wr_id == 0xf1 &&
+			      (wc[0].wc_flags & IBV_WC_GRH) &&
+			      wc[0].byte_len == 48 && wc[1].wr_id == 0xf0,
+		      "UD completions");
+		CHECK(!memcmp(buf_b + 1024 + 40, "datagram", 8), "UD data");
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		CHECK(ibv_post_send(ua, &wr, &bad) == EINVAL, "UD WRITE");
+		wr.opcode = IBV_WR_SEND;
+		wr.wr.ud.ah = NULL;
+		CHECK(ibv_post_send(ua, &wr, &bad) == EINVAL, "UD without AH");
+	}
+	if (ah)
+		CHECK(!ibv_destroy_ah(ah), "destroy_ah");
+	if (ua)
+		CHECK(!ibv_destroy_qp(ua), "destroy ua");
+	if (ub)
+		CHECK(!ibv_destroy_qp(ub), "destroy ub");
+	CHECK(!ibv_destroy_qp(qa), "destroy qa");
+	CHECK(!ibv_destroy_qp(qs), "destroy qs");
+	CHECK(!ibv_destroy_srq(srq), "destroy_srq");
+	CHECK(!ibv_destroy_cq(cq), "destroy cq");
+}
+
+static void test_resize_arm(void)
+{
+	struct ibv_cq *scq = ibv_create_cq(ctx, 3, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_sge sge = { (uintptr_t)buf_a, 1, mr_a->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc[8];
+	struct ibv_qp *qp;
+	int i;
+
+	if (!scq || !rcq)
+		return;
+	CHECK(scq->cqe == 3, "cqe %d", scq->cqe);
+	qp = make_qp(IBV_QPT_RC, scq, rcq, NULL, 8);
+	if (!qp)
+		return;
+	wr.wr.rdma.remote_addr = (uintptr_t)buf_b;
+	wr.wr.rdma.rkey = mr_b->rkey;
+	for (i = 0; i < 3; i++) {
+		wr.wr_id = 0x100 + i;
+		CHECK(!ibv_post_send(qp, &wr, &bad), "post %d", i);
+	}
+	CHECK(poll(scq, wc, 1) == 1 && wc[0].wr_id == 0x100, "first");
+	CHECK(!ibv_resize_cq(scq, 20), "resize_cq");
+	CHECK(scq->cqe == 31, "resized cqe %d", scq->cqe);
+	for (i = 3; i < 6; i++) {
+		wr.wr_id = 0x100 + i;
+		CHECK(!ibv_post_send(qp, &wr, &bad), "post %d", i);
+	}
+	CHECK(poll(scq, wc, 8) == 5, "5 after resize");
+	for (i = 0; i < 5; i++)
+		CHECK(wc[i].wr_id == 0x101u + i, "order %d: %#llx", i,
+		      (unsigned long long)wc[i].wr_id);
+
+	CHECK(!ibv_req_notify_cq(scq, 0), "arm next");
+	CHECK(!ibv_post_send(qp, &wr, &bad), "post armed");
+	CHECK(!ibv_req_notify_cq(scq, 1), "arm solicited");
+	CHECK(!ibv_post_send(qp, &wr, &bad), "post armed");
+	CHECK(poll(scq, wc, 8) == 2, "armed completions");
+
+	CHECK(!ibv_destroy_qp(qp), "destroy qp");
+	CHECK(!ibv_destroy_cq(scq), "destroy scq");
+	CHECK(!ibv_destroy_cq(rcq), "destroy rcq");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	int i, n;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s <ibdev> [nowake]\n", argv[0]);
+		return 2;
+	}
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx) {
+		printf("datapath: cannot open %s\n", argv[1]);
+		return 1;
+	}
+	pd = ibv_alloc_pd(ctx);
+	mr_a = pd ? ibv_reg_mr(pd, buf_a, sizeof(buf_a),
+			       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_MW_BIND) : NULL;
+	mr_b = pd ? ibv_reg_mr(pd, buf_b, sizeof(buf_b),
+			       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+	CHECK(mr_a && mr_b, "reg_mr: %s", strerror(errno));
+	if (!mr_a || !mr_b)
+		goto out;
+
+	if (argc > 2 && !strcmp(argv[2], "nowake")) {
+		test_nowake();
+	} else {
+		CHECK(!ibv_rereg_mr(mr_a, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				    NULL, 0,
+				    IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_MW_BIND),
+		      "rereg_mr");
+		CHECK(mr_a->lkey == 0x9000, "rereg lkey %#x", mr_a->lkey);
+		test_rc();
+		test_ex();
+		test_srq_ud();
+		test_resize_arm();
+	}
+
+	CHECK(!ibv_dereg_mr(mr_a), "dereg_mr");
+	CHECK(!ibv_dereg_mr(mr_b), "dereg_mr");
+out:
+	if (pd)
+		CHECK(!ibv_dealloc_pd(pd), "dealloc_pd");
+	CHECK(!ibv_close_device(ctx), "close");
+	printf("datapath: %d checks, %d failed\n", checks, fails);
+	return fails ? 1 : 0;
+}

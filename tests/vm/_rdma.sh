@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for the traffic tests (pingpong, perftest, pyverbs, cleanup);
+# sourced after lib.sh, not run.
+#
+# The device type is a parameter: WOOKIE_RDMA_TYPE=wookie (the default) or
+# rxe, so the same test runs on the kernel's rdma_rxe for comparison
+# (scripts/vm-test --rdma-type rxe).  A wookie device is zz0, an rxe device
+# rxe0 (the distro's rxe provider matches by name), both on vethA in the
+# initial namespace (vm-run --net init), where rdma_rxe works.
+
+RDMA_TYPE=${WOOKIE_RDMA_TYPE:-wookie}
+case "$RDMA_TYPE" in
+wookie) RDMA_DEV=zz0 ;;
+rxe) RDMA_DEV=rxe0 ;;
+*) echo "WOOKIE_RDMA_TYPE must be wookie or rxe, not '$RDMA_TYPE'" >&2; exit 2 ;;
+esac
+# GID index 1: the IPv4-mapped RoCEv2 GID (vm-run assigns IPv4 first).
+RDMA_GID=1
+# Per-test results (client and server logs, tables) shared with the host.
+RDMA_OUT=${WOOKIE_VM_OUT:-/tmp}/${0##*/}
+RDMA_OUT=${RDMA_OUT%.sh}
+mkdir -p "$RDMA_OUT"
+
+# pyverbs 56.1 and rdma-core's suite from `scripts/rdma-core --full`.
+RDMA_CORE_BUILD=$WOOKIE_TOP/build/rdma-core-56.1/build
+# The wookie provider for libibverbs 56.1 (RDMAV_DRIVERS takes a path
+# without the -rdmav34.so suffix).
+WOOKIE_PROVIDER=$WOOKIE_TOP/build/provider/libwookie
+
+rdma_gid1_ready() {
+	grep -q '0000:0000:0000:0000:0000:ffff:0a00:0001' \
+		"/sys/class/infiniband/$1/ports/1/gids/1"
+}
+
+# rdma_add TYPE NAME: a device of TYPE on vethA, ACTIVE, with GID 1.
+rdma_add() {
+	local type=$1 name=$2
+
+	if [ "$type" = rxe ]; then
+		# The baseline is rxe alone, as on a host without wookie: the
+		# distro's libibverbs does not load the wookie provider.
+		rm -f /etc/libibverbs.d/wookie.driver
+	fi
+	rdma link add "$name" type "$type" netdev vethA &&
+		wait_until 10 port_is "$name" "4: ACTIVE" &&
+		wait_until 10 rdma_gid1_ready "$name"
+}
+
+# rdma_del NAME: delete the device; rdma_rxe is unloaded with its last
+# device, so its UDP port is free for the next user.
+rdma_del() {
+	rdma link delete "$1" || return 1
+	if ! ls /sys/class/infiniband 2>/dev/null | grep -q ^rxe; then
+		modprobe -r rdma_rxe 2>/dev/null || true
+	fi
+}
+
+# The device of this run, or exit: without it no test can run.
+rdma_setup() {
+	echo "device type $RDMA_TYPE: $RDMA_DEV on vethA, GID index $RDMA_GID"
+	if ! rdma_add "$RDMA_TYPE" "$RDMA_DEV"; then
+		echo "FAIL cannot create $RDMA_DEV (type $RDMA_TYPE) on vethA"
+		dmesg | tail -n 20
+		exit 1
+	fi
+}
+
+# The user objects (contexts, PDs, MRs, CQs, QPs, SRQs, CM IDs) of device
+# $1 that `rdma resource show` lists, one per line; those of processes
+# carry a pid, the kernel's own (ib_core's GSI QP on rxe) do not.
+rdma_user_objects() {
+	local kind
+
+	for kind in ctx pd mr cq qp srq cm_id; do
+		rdma resource show "$kind" 2>/dev/null |
+			grep -E "(dev|link) $1[ /]" | grep -E ' pid [0-9]+ ' |
+			sed "s/^/$kind: /" || true
+	done
+}
+
+rdma_no_objects() {
+	[ -z "$(rdma_user_objects "$1")" ]
+}
+
+# The TCP ports servers listen on: one per pair, never reused in a boot.
+rdma_port=18600
+
+listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# pair NAME SECONDS COMMAND [ARG...]: "COMMAND ARG... -p PORT" as the
+# server, then the same plus 127.0.0.1 as the client (the ibv_*_pingpong
+# and perftest convention); both must exit 0 within SECONDS, or the check
+# fails (counted in vm_failures; the script goes on).  Their output
+# goes to $RDMA_OUT/NAME.{server,client}.log; the client's last two lines
+# are shown, or the first and last that match the regex PAIR_ROWS.
+pair() {
+	local name=$1 secs=$2 port=$rdma_port spid src crc start
+	local slog=$RDMA_OUT/$1.server.log clog=$RDMA_OUT/$1.client.log
+	shift 2
+	rdma_port=$((rdma_port + 1))
+
+	start=$SECONDS
+	timeout -k 5 "$secs" "$@" -p "$port" >"$slog" 2>&1 &
+	spid=$!
+	# The clients do not retry: connect once the server listens (or
+	# has died: then the client fails at once).
+	for _ in $(seq 150); do
+		if listening "$port" || ! kill -0 "$spid" 2>/dev/null; then
+			break
+		fi
+		sleep 0.2
+	done
+	crc=0
+	timeout -k 5 "$secs" "$@" -p "$port" 127.0.0.1 >"$clog" 2>&1 || crc=$?
+	# A failed client leaves the server waiting for traffic: give it a
+	# few seconds to notice, not the whole timeout.
+	if [ "$crc" -ne 0 ]; then
+		for _ in $(seq 20); do
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.25
+		done
+		kill "$spid" 2>/dev/null || true
+	fi
+	src=0
+	wait "$spid" || src=$?
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
+		echo "ok   $name ($((SECONDS - start)) s)"
+		if [ -n "${PAIR_ROWS:-}" ]; then
+			grep -E "$PAIR_ROWS" "$clog" | sed -n '1p;$p'
+		else
+			tail -n 2 "$clog"
+		fi | sed 's/^/     | /'
+		return 0
+	fi
+	echo "FAIL $name: server exit $src, client exit $crc ($((SECONDS - start)) s; 124 = timeout after $secs s)"
+	echo "     server: $*"
+	tail -n 15 "$slog" | sed 's/^/     s| /'
+	tail -n 15 "$clog" | sed 's/^/     c| /'
+	vm_failures=$((vm_failures + 1))
+}

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * wookie: command-channel verbs.  Every object is created by the kernel;
+ * queues come back as ring geometry (struct wookie_ring_info) that is
+ * mapped here and then used without system calls by qp.c and cq.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "wookie.h"
+
+/*
+ * Map a ring the kernel described, after checking that the description is
+ * one the data path can index safely: a power-of-two slot count, 8-byte
+ * aligned slots at least min_stride bytes, and a mapping that holds them.
+ */
+int wookie_queue_map(struct ibv_context *ibctx, struct wookie_queue *q,
+		     const struct wookie_ring_info *info, size_t min_stride)
+{
+	uint32_t n = info->num_entries;
+	void *p;
+
+	if (!n || (n & (n - 1)) || info->stride < min_stride ||
+	    info->stride % 8 ||
+	    info->map_size < WOOKIE_RING_HDR_SIZE + (size_t)n * info->stride) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "wookie: bad ring: %u entries of %u bytes (need %zu) in %u bytes\n",
+			  n, info->stride, min_stride, info->map_size);
+		return EPROTO;
+	}
+
+	p = mmap(NULL, info->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ibctx->cmd_fd, info->key);
+	if (p == MAP_FAILED) {
+		verbs_err(verbs_get_ctx(ibctx), "wookie: cannot map a ring: %m\n");
+		return errno;
+	}
+
+	q->hdr = p;
+	q->slots = (uint8_t *)p + WOOKIE_RING_HDR_SIZE;
+	q->map_size = info->map_size;
+	q->num_entries = n;
+	q->stride = info->stride;
+	return 0;
+}
+
+void wookie_queue_unmap(struct wookie_queue *q)
+{
+	if (q->hdr)
+		munmap(q->hdr, q->map_size);
+	q->hdr = NULL;
+	q->slots = NULL;
+}
+
+struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd = {};
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+int wookie_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (ret)
+		return ret;
+
+	free(pd);
+	return 0;
+}
+
+struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd = {};
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+int wookie_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+
+	free(vmr);
+	return 0;
+}
+
+struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int wookie_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+
+	free(mw);
+	return 0;
+}
+
+/* Map the CQ ring of a create or resize answer and start consuming it. */
+static int wookie_cq_map(struct wookie_cq *cq, struct ibv_context *ibctx,
+			 const struct wookie_ring_info *info)
+{
+	int ret;
+
+	ret = wookie_queue_map(ibctx, &cq->q, info, sizeof(struct wookie_cqe));
+	if (ret)
+		return ret;
+
+	/* After a resize the kernel may have started the copy anywhere. */
+	cq->q.index = wookie_load_relaxed(&cq->q.hdr->consumer);
+	return 0;
+}
+
+struct ibv_cq *wookie_create_cq(struct ibv_context *ibctx, int cqe,
+				struct ibv_comp_channel *channel,
+				int comp_vector)
+{
+	struct wookie_create_cq_resp_cmd resp = {};
+	struct ibv_create_cq cmd = {};
+	struct wookie_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
+				&cq->vcq.cq, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = wookie_cq_map(cq, ibctx, &resp.drv_payload.cq);
+	if (ret)
+		goto err_destroy;
+
+	pthread_spin_init(&cq->q.lock, PTHREAD_PROCESS_PRIVATE);
+	return &cq->vcq.cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_cq_ex *wookie_create_cq_ex(struct ibv_context *ibctx,
+				      struct ibv_cq_init_attr_ex *attr)
+{
+	struct wookie_create_cq_ex_resp_cmd resp = {};
+	struct ibv_create_cq_ex cmd = {};
+	struct wookie_cq *cq;
+	int ret;
+
+	/* No parent domains; SINGLE_THREADED needs nothing, we always lock. */
+	if ((attr->wc_flags & ~(uint64_t)WOOKIE_CQ_EX_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+					IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (ret)
+		goto err_free;
+
+	ret = wookie_cq_map(cq, ibctx, &resp.drv_payload.cq);
+	if (ret)
+		goto err_destroy;
+
+	pthread_spin_init(&cq->q.lock, PTHREAD_PROCESS_PRIVATE);
+	cq->wc_flags = attr->wc_flags;
+	wookie_cq_init_ex_ops(cq);
+	return &cq->vcq.cq_ex;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * The kernel allocates a new ring and copies the unconsumed CQEs into it;
+ * the old mapping stays valid until we drop it.  Polling threads are kept
+ * out by the CQ lock for the swap.
+ */
+int wookie_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct wookie_resize_cq_resp_cmd resp = {};
+	struct wookie_cq *cq = to_wcq(ibcq);
+	struct ibv_resize_cq cmd = {};
+	struct wookie_queue old;
+	int ret;
+
+	pthread_spin_lock(&cq->q.lock);
+	/* The kernel must see every CQE we consumed before it copies. */
+	if (cq->q.hdr)
+		wookie_store_release(&cq->q.hdr->consumer, cq->q.index);
+
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto out;
+
+	old = cq->q;
+	cq->q.hdr = NULL;
+	cq->q.slots = NULL;
+	/* On failure the CQ stays unmapped: polls report an error. */
+	ret = wookie_cq_map(cq, ibcq->context, &resp.drv_payload.cq);
+	wookie_queue_unmap(&old);
+out:
+	pthread_spin_unlock(&cq->q.lock);
+	return ret;
+}
+
+int wookie_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct wookie_cq *cq = to_wcq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	wookie_queue_unmap(&cq->q);
+	pthread_spin_destroy(&cq->q.lock);
+	free(cq);
+	return 0;
+}
+
+struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
+				  struct ibv_srq_init_attr *attr)
+{
+	struct wookie_create_srq_resp_cmd resp = {};
+	struct ibv_create_srq cmd = {};
+	struct wookie_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	/* attr->attr now holds what the kernel granted. */
+	srq->max_sge = attr->attr.max_sge;
+	ret = wookie_queue_map(pd->context, &srq->q, &resp.drv_payload.srq,
+			       WOOKIE_RQE_SIZE(srq->max_sge));
+	if (ret)
+		goto err_destroy;
+
+	srq->q.index = wookie_load_relaxed(&srq->q.hdr->producer);
+	pthread_spin_init(&srq->q.lock, PTHREAD_PROCESS_PRIVATE);
+	return &srq->ibv_srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		      int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int wookie_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int wookie_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct wookie_srq *srq = to_wsrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	wookie_queue_unmap(&srq->q);
+	pthread_spin_destroy(&srq->q.lock);
+	free(srq);
+	return 0;
+}
+
+static int wookie_check_qp_type(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		return 0;
+	default:
+		return EOPNOTSUPP;
+	}
+}
+
+/*
+ * Map the SQ and (without an SRQ) the RQ from the create answer; cap holds
+ * the granted limits, which the strides must accommodate.
+ */
+static int wookie_qp_map(struct wookie_qp *qp, struct ibv_context *ibctx,
+			 const struct wookie_create_qp_resp *resp,
+			 const struct ibv_qp_cap *cap, bool has_srq,
+			 int sq_sig_all)
+{
+	size_t sq_stride;
+	int ret;
+
+	qp->sq_max_sge = cap->max_send_sge;
+	qp->sq_max_inline = cap->max_inline_data;
+	qp->rq_max_sge = has_srq ? 0 : cap->max_recv_sge;
+	qp->sq_sig_all = sq_sig_all;
+
+	sq_stride = WOOKIE_SQE_SIZE(qp->sq_max_sge);
+	if (sq_stride < sizeof(struct wookie_sqe) + qp->sq_max_inline)
+		sq_stride = sizeof(struct wookie_sqe) + qp->sq_max_inline;
+	ret = wookie_queue_map(ibctx, &qp->sq, &resp->sq, sq_stride);
+	if (ret)
+		return ret;
+	qp->sq.index = wookie_load_relaxed(&qp->sq.hdr->producer);
+
+	if (!has_srq) {
+		ret = wookie_queue_map(ibctx, &qp->rq, &resp->rq,
+				       WOOKIE_RQE_SIZE(qp->rq_max_sge));
+		if (ret) {
+			wookie_queue_unmap(&qp->sq);
+			return ret;
+		}
+		qp->rq.index = wookie_load_relaxed(&qp->rq.hdr->producer);
+	}
+
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
+				struct ibv_qp_init_attr *attr)
+{
+	struct wookie_create_qp_resp_cmd resp = {};
+	struct ibv_create_qp cmd = {};
+	struct wookie_qp *qp;
+	int ret;
+
+	ret = wookie_check_qp_type(attr->qp_type);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = wookie_qp_map(qp, pd->context, &resp.drv_payload, &attr->cap,
+			    attr->srq, attr->sq_sig_all);
+	if (ret)
+		goto err_destroy;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * libibverbs keeps verbs_qp.comp_mask right after its own struct ibv_qp_ex,
+ * which grew after rdma-core 44 (wr_flush): Debian's libibverbs 44 reads and
+ * writes it at offsetof(struct ibv_qp_ex, wr_flush) of these headers, a
+ * 56.1 library where these headers put it.  Both versions zero the word
+ * when they create the QP, so poison both places beforehand and see which
+ * one the running library cleared; ibv_qp_to_qp_ex() looks there.
+ */
+#define WOOKIE_QP_MASK_POISON 0xffffffffu
+
+static uint32_t *wookie_qp_v44_comp_mask(struct wookie_qp *qp)
+{
+	return (uint32_t *)((uint8_t *)&qp->vqp.qp_ex +
+			    offsetof(struct ibv_qp_ex, wr_flush));
+}
+
+static void wookie_qp_mark_ex(struct wookie_qp *qp)
+{
+	uint32_t *v44 = wookie_qp_v44_comp_mask(qp);
+
+	if (*v44 != WOOKIE_QP_MASK_POISON) {
+		/* libibverbs 44: the 56.1 word is beyond its structure. */
+		*v44 |= VERBS_QP_EX;
+		qp->vqp.comp_mask = 0;
+	} else {
+		/* A library that knows wr_flush; it must stay NULL. */
+		qp->vqp.qp_ex.wr_flush = NULL;
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+}
+
+enum {
+	WOOKIE_QP_INIT_ATTR_MASK = IBV_QP_INIT_ATTR_PD |
+				   IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+};
+
+struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
+				   struct ibv_qp_init_attr_ex *attr)
+{
+	struct wookie_create_qp_ex_resp_cmd resp = {};
+	struct ibv_create_qp_ex cmd = {};
+	bool send_ops = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	struct wookie_qp *qp;
+	int ret;
+
+	ret = wookie_check_qp_type(attr->qp_type);
+	if (!ret && ((attr->comp_mask & ~(uint32_t)WOOKIE_QP_INIT_ATTR_MASK) ||
+		     ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+		      attr->create_flags) ||
+		     (send_ops && (attr->send_ops_flags &
+				   ~wookie_qp_send_ops(attr->qp_type)))))
+		ret = EOPNOTSUPP;
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	*wookie_qp_v44_comp_mask(qp) = WOOKIE_QP_MASK_POISON;
+	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	if (send_ops) {
+		wookie_qp_mark_ex(qp);
+		wookie_qp_init_send_ops(qp, attr->send_ops_flags);
+	} else {
+		*wookie_qp_v44_comp_mask(qp) = 0;
+	}
+
+	ret = wookie_qp_map(qp, ibctx, &resp.drv_payload, &attr->cap,
+			    attr->srq, attr->sq_sig_all);
+	if (ret)
+		goto err_destroy;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int wookie_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int wookie_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct wookie_qp *qp = to_wqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	wookie_queue_unmap(&qp->sq);
+	wookie_queue_unmap(&qp->rq);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+	return 0;
+}
+
+struct ibv_ah *wookie_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct wookie_create_ah_resp_cmd resp = {};
+	struct wookie_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv_payload.ah_num;
+	return &ah->ibv_ah;
+}
+
+int wookie_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+
+	free(to_wah(ibah));
+	return 0;
+}
