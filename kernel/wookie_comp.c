@@ -29,13 +29,23 @@ static void wookie_wqe_finish(struct wookie_qp *qp,
 	wqe->status = status;
 }
 
+/* One past the last WQE with packets out: the requester's, if started. */
+static u32 wookie_sent_end(struct wookie_qp *qp)
+{
+	if (qp->req.index != qp->req.fetch &&
+	    wookie_swqe(qp, qp->req.index)->state == WOOKIE_WQE_SENDING)
+		return qp->req.index + 1;
+	return qp->req.index;
+}
+
 /* The first WQE waiting for a response, and its index; NULL if none. */
 static struct wookie_send_wqe *wookie_oldest_sent(struct wookie_qp *qp,
 						  u32 *index)
 {
+	u32 end = wookie_sent_end(qp);
 	u32 i;
 
-	for (i = qp->comp.index; i != qp->req.index; i++) {
+	for (i = qp->comp.index; i != end; i++) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
 
 		if (wqe->state == WOOKIE_WQE_SENDING ||
@@ -53,10 +63,13 @@ static struct wookie_send_wqe *wookie_oldest_sent(struct wookie_qp *qp,
  */
 static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 {
+	u32 end = wookie_sent_end(qp);
 	bool found = false;
 	u32 i;
 
-	for (i = qp->comp.index; i != qp->req.index; i++) {
+	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x\n",
+		  qp->ibqp.qp_num, psn);
+	for (i = qp->comp.index; i != end; i++) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
 		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
 
@@ -213,6 +226,8 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 {
 	u8 syndrome = h->aeth.syndrome;
 
+	ibdev_dbg(qp->ibqp.device, "qp %u: NAK %#x psn %#x\n",
+		  qp->ibqp.qp_num, syndrome, h->bth.psn);
 	switch (syndrome & WOOKIE_AETH_TYPE_MASK) {
 	case WOOKIE_AETH_RNR_NAK:
 		wookie_rnr_nak(qp, wqe, h->bth.psn,
@@ -350,6 +365,8 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 				      HRTIMER_MODE_REL);
 		return;
 	}
+	ibdev_dbg(qp->ibqp.device, "qp %u: ACK timeout, %u retries left\n",
+		  qp->ibqp.qp_num, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
 		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
 		return;

@@ -48,6 +48,7 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	struct wookie_ring *sq = &qp->sq;
 	struct wookie_send_wqe *wqe;
 	u32 producer;
+	u8 *slot;
 	size_t len;
 	int err;
 
@@ -59,9 +60,12 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 		return -ENOENT;
 
 	wqe = wookie_swqe(qp, qp->req.fetch);
-	len = min_t(size_t, sq->stride,
-		    sizeof(wqe->sqe) + sizeof(wqe->inline_data));
-	memcpy(&wqe->sqe, wookie_ring_slot(sq, qp->req.fetch), len);
+	slot = wookie_ring_slot(sq, qp->req.fetch);
+	/* The header, then its SGEs or inline data, as far as the slot goes. */
+	len = min_t(size_t, sq->stride - sizeof(wqe->sqe),
+		    sizeof(wqe->inline_data));
+	memcpy(&wqe->sqe, slot, sizeof(wqe->sqe));
+	memcpy(wqe->inline_data, slot + sizeof(wqe->sqe), len);
 	qp->req.fetch++;
 	wqe->state = WOOKIE_WQE_PENDING;
 	wqe->status = IB_WC_SUCCESS;

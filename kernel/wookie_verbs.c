@@ -42,6 +42,8 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		err = -ENOMEM;
 		goto err_count;
 	}
+	/* No engine thread polls the rings yet: every post rings the bell. */
+	WRITE_ONCE(uc->db_page->flags, WOOKIE_DB_NEED_WAKEUP);
 
 	resp.abi_version = WOOKIE_ABI_VERSION;
 	resp.db_page_size = PAGE_SIZE;

@@ -111,22 +111,20 @@ int wookie_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
  * arm, then read the producer when the application polls next.  The full
  * fence (with the kernel's smp_mb() between its two steps) makes sure one
  * side sees the other, so no completion goes both unpolled and unsignalled.
+ * No lock: the application may arm inside a start_poll/end_poll sequence,
+ * and only a concurrent resize (its own race) could move the ring.
  */
 int wookie_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	struct wookie_cq *cq = to_wcq(ibcq);
-	int ret = 0;
+	struct wookie_ring_hdr *hdr = to_wcq(ibcq)->q.hdr;
 
-	pthread_spin_lock(&cq->q.lock);
-	if (cq->q.hdr)
-		wookie_store_release(&cq->q.hdr->arm,
-				     solicited_only ? WOOKIE_CQ_ARM_SOLICITED :
-						      WOOKIE_CQ_ARM_NEXT);
-	else
-		ret = EIO;
-	pthread_spin_unlock(&cq->q.lock);
+	if (unlikely(!hdr))
+		return EIO;
+	wookie_store_release(&hdr->arm, solicited_only ?
+						WOOKIE_CQ_ARM_SOLICITED :
+						WOOKIE_CQ_ARM_NEXT);
 	atomic_thread_fence(memory_order_seq_cst);
-	return ret;
+	return 0;
 }
 
 /*

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <ccan/array_size.h>
+
 #include "wookie.h"
 
 static_assert(sizeof(struct ibv_sge) == sizeof(struct wookie_sge) &&
@@ -83,7 +85,7 @@ uint64_t wookie_qp_send_ops(enum ibv_qp_type type)
 	uint64_t flags = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(map); i++)
 		if (ops & WR_BIT(map[i].op))
 			flags |= map[i].flag;
 	return flags;
@@ -159,6 +161,8 @@ static int wookie_sqe_inline(struct wookie_qp *qp, struct wookie_sqe *sqe,
 		return EINVAL;
 
 	for (i = 0; i < num_sge; i++) {
+		if (!sg[i].length)
+			continue;
 		memcpy(data, (void *)(uintptr_t)sg[i].addr, sg[i].length);
 		data += sg[i].length;
 	}
@@ -319,7 +323,7 @@ int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
-/* Append receive WRs to an RQ or SRQ ring; true if it asks for a flush. */
+/* Append receive WRs to an RQ or SRQ ring; *flush: the ring asks for one. */
 static int wookie_post_rq(struct wookie_queue *q, uint32_t max_sge,
 			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr,
 			  bool *flush)
@@ -650,6 +654,8 @@ static void wookie_wr_set_inline_data_list(struct ibv_qp_ex *ibqp,
 
 	data = (uint8_t *)(sqe + 1);
 	for (i = 0; i < num_buf; i++) {
+		if (!buf_list[i].length)
+			continue;
 		memcpy(data, buf_list[i].addr, buf_list[i].length);
 		data += buf_list[i].length;
 	}

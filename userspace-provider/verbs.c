@@ -21,12 +21,13 @@ int wookie_queue_map(struct ibv_context *ibctx, struct wookie_queue *q,
 {
 	uint32_t n = info->num_entries;
 	void *p;
+	int ret;
 
 	if (!n || (n & (n - 1)) || info->stride < min_stride ||
 	    info->stride % 8 ||
-	    info->map_size < WOOKIE_RING_HDR_SIZE + (size_t)n * info->stride) {
+	    info->map_size < WOOKIE_RING_HDR_SIZE + (uint64_t)n * info->stride) {
 		verbs_err(verbs_get_ctx(ibctx),
-			  "wookie: bad ring: %u entries of %u bytes (need %zu) in %u bytes\n",
+			  "bad ring: %u entries of %u bytes (need %zu) in %u bytes\n",
 			  n, info->stride, min_stride, info->map_size);
 		return EPROTO;
 	}
@@ -34,8 +35,10 @@ int wookie_queue_map(struct ibv_context *ibctx, struct wookie_queue *q,
 	p = mmap(NULL, info->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 ibctx->cmd_fd, info->key);
 	if (p == MAP_FAILED) {
-		verbs_err(verbs_get_ctx(ibctx), "wookie: cannot map a ring: %m\n");
-		return errno;
+		ret = errno;
+		verbs_err(verbs_get_ctx(ibctx), "cannot map a ring: %s\n",
+			  strerror(ret));
+		return ret;
 	}
 
 	q->hdr = p;

@@ -65,6 +65,9 @@ WOOKIE_DRV_RESP(wookie_create_srq_resp_cmd, struct ib_uverbs_create_srq_resp,
 WOOKIE_DRV_RESP(wookie_create_ah_resp_cmd, struct ib_uverbs_create_ah_resp,
 		struct wookie_create_ah_resp);
 
+static_assert(sizeof(struct wookie_ring_hdr) == WOOKIE_RING_HDR_SIZE,
+	      "ring header size");
+
 /* Completion timestamps are CLOCK_MONOTONIC nanoseconds: a 1 GHz clock. */
 #define WOOKIE_HCA_CORE_CLOCK_KHZ 1000000
 

@@ -47,25 +47,26 @@ struct wookie_abi_field {
  * view of its own, "wookie_sqe_rdma": the bytes before the union (head),
  * the member's fields (rdma_rkey ...) and the rest of the union (tail), so
  * that each view tiles the whole structure like any other.  Names are
- * identifiers, as the host tests name their cases after them.
+ * identifiers, as the host tests name their cases after them; the
+ * designator (rdma.rkey) comes last, as in WOOKIE_ABI_FIELD.
  */
-#define WOOKIE_ABI_VIEW_FIELD(type, view, want_offset, want_size, member) \
-	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
-	  #view "_" #member, offsetof(struct type, view.member),		\
-	  sizeof(((struct type *)0)->view.member), want_offset, want_size }
+#define WOOKIE_ABI_VIEW_FIELD(view, type, name, want_offset, want_size, ...) \
+	{ #view, sizeof(struct type), __alignof__(struct type),		\
+	  #name, offsetof(struct type, __VA_ARGS__),			\
+	  sizeof(((struct type *)0)->__VA_ARGS__), want_offset, want_size }
 
-/* The bytes of @type before its union, which starts at @view. */
-#define WOOKIE_ABI_VIEW_HEAD(type, view, want_size)			\
-	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
-	  "head", 0, offsetof(struct type, view), 0, want_size }
+/* The bytes of @type before its union member (the designator). */
+#define WOOKIE_ABI_VIEW_HEAD(view, type, want_size, ...)		\
+	{ #view, sizeof(struct type), __alignof__(struct type),		\
+	  "head", 0, offsetof(struct type, __VA_ARGS__), 0, want_size }
 
-/* The bytes of @type after its union member @view. */
-#define WOOKIE_ABI_VIEW_TAIL(type, view, want_offset, want_size)	\
-	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
-	  "tail",							\
-	  offsetof(struct type, view) + sizeof(((struct type *)0)->view),	\
-	  sizeof(struct type) - offsetof(struct type, view) -		\
-		sizeof(((struct type *)0)->view),			\
+/* The bytes of @type after its union member (the designator). */
+#define WOOKIE_ABI_VIEW_TAIL(view, type, want_offset, want_size, ...)	\
+	{ #view, sizeof(struct type), __alignof__(struct type), "tail",	\
+	  offsetof(struct type, __VA_ARGS__) +				\
+		sizeof(((struct type *)0)->__VA_ARGS__),		\
+	  sizeof(struct type) - offsetof(struct type, __VA_ARGS__) -	\
+		sizeof(((struct type *)0)->__VA_ARGS__),		\
 	  want_offset, want_size }
 
 /* The fields of each structure, in order, with nothing left out. */
@@ -102,42 +103,64 @@ static const struct wookie_abi_field wookie_abi_fields[] = {
 	WOOKIE_ABI_FIELD(wookie_sqe, 20, 4, reserved),
 	WOOKIE_ABI_FIELD(wookie_sqe, 24, 40, raw),
 
-	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, rdma, 24),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 24, 8, remote_addr),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 32, 4, rkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, rdma, 36, 4, reserved),
-	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, rdma, 40, 24),
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_rdma, wookie_sqe, 24, rdma),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_rdma, wookie_sqe, rdma_remote_addr,
+			      24, 8, rdma.remote_addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_rdma, wookie_sqe, rdma_rkey,
+			      32, 4, rdma.rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_rdma, wookie_sqe, rdma_reserved,
+			      36, 4, rdma.reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe_rdma, wookie_sqe, 40, 24, rdma),
 
-	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, atomic, 24),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 24, 8, remote_addr),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 32, 8, compare_add),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 40, 8, swap),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 48, 4, rkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, atomic, 52, 4, reserved),
-	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, atomic, 56, 8),
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_atomic, wookie_sqe, 24, atomic),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_atomic, wookie_sqe, atomic_remote_addr,
+			      24, 8, atomic.remote_addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_atomic, wookie_sqe, atomic_compare_add,
+			      32, 8, atomic.compare_add),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_atomic, wookie_sqe, atomic_swap,
+			      40, 8, atomic.swap),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_atomic, wookie_sqe, atomic_rkey,
+			      48, 4, atomic.rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_atomic, wookie_sqe, atomic_reserved,
+			      52, 4, atomic.reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe_atomic, wookie_sqe, 56, 8, atomic),
 
-	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, ud, 24),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 24, 4, ah_num),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 28, 4, remote_qpn),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 32, 4, remote_qkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, ud, 36, 4, reserved),
-	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, ud, 40, 24),
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_ud, wookie_sqe, 24, ud),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_ud, wookie_sqe, ud_ah_num,
+			      24, 4, ud.ah_num),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_ud, wookie_sqe, ud_remote_qpn,
+			      28, 4, ud.remote_qpn),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_ud, wookie_sqe, ud_remote_qkey,
+			      32, 4, ud.remote_qkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_ud, wookie_sqe, ud_reserved,
+			      36, 4, ud.reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe_ud, wookie_sqe, 40, 24, ud),
 
-	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, bind, 24),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 24, 8, addr),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 32, 8, length),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 40, 4, rkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 44, 4, mw_rkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 48, 4, mr_lkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, bind, 52, 4, access),
-	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, bind, 56, 8),
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_bind, wookie_sqe, 24, bind),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_addr,
+			      24, 8, bind.addr),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_length,
+			      32, 8, bind.length),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_rkey,
+			      40, 4, bind.rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_mw_rkey,
+			      44, 4, bind.mw_rkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_mr_lkey,
+			      48, 4, bind.mr_lkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_bind, wookie_sqe, bind_access,
+			      52, 4, bind.access),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe_bind, wookie_sqe, 56, 8, bind),
 
-	WOOKIE_ABI_VIEW_HEAD(wookie_sqe, reg, 24),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 24, 4, lkey),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 28, 4, key),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 32, 4, access),
-	WOOKIE_ABI_VIEW_FIELD(wookie_sqe, reg, 36, 4, reserved),
-	WOOKIE_ABI_VIEW_TAIL(wookie_sqe, reg, 40, 24),
+	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_reg, wookie_sqe, 24, reg),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_reg, wookie_sqe, reg_lkey,
+			      24, 4, reg.lkey),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_reg, wookie_sqe, reg_key,
+			      28, 4, reg.key),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_reg, wookie_sqe, reg_access,
+			      32, 4, reg.access),
+	WOOKIE_ABI_VIEW_FIELD(wookie_sqe_reg, wookie_sqe, reg_reserved,
+			      36, 4, reg.reserved),
+	WOOKIE_ABI_VIEW_TAIL(wookie_sqe_reg, wookie_sqe, 40, 24, reg),
 
 	WOOKIE_ABI_FIELD(wookie_rqe, 0, 8, wr_id),
 	WOOKIE_ABI_FIELD(wookie_rqe, 8, 4, num_sge),
@@ -194,8 +217,8 @@ struct wookie_abi_struct {
 	  want_size, want_align }
 
 /* A view of a union member (see WOOKIE_ABI_VIEW_FIELD): the whole type. */
-#define WOOKIE_ABI_VIEW_STRUCT(type, view, want_size, want_align)	\
-	{ #type "_" #view, sizeof(struct type), __alignof__(struct type),	\
+#define WOOKIE_ABI_VIEW_STRUCT(view, type, want_size, want_align)	\
+	{ #view, sizeof(struct type), __alignof__(struct type),		\
 	  want_size, want_align }
 
 /* Every structure of the ABI: size, and alignment 8 iff it holds a u64. */
@@ -206,11 +229,11 @@ static const struct wookie_abi_struct wookie_abi_structs[] = {
 	WOOKIE_ABI_STRUCT(wookie_ring_hdr, 256, 4),
 	WOOKIE_ABI_STRUCT(wookie_sge, 16, 8),
 	WOOKIE_ABI_STRUCT(wookie_sqe, 64, 8),
-	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, rdma, 64, 8),
-	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, atomic, 64, 8),
-	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, ud, 64, 8),
-	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, bind, 64, 8),
-	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe, reg, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe_rdma, wookie_sqe, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe_atomic, wookie_sqe, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe_ud, wookie_sqe, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe_bind, wookie_sqe, 64, 8),
+	WOOKIE_ABI_VIEW_STRUCT(wookie_sqe_reg, wookie_sqe, 64, 8),
 	WOOKIE_ABI_STRUCT(wookie_rqe, 16, 8),
 	WOOKIE_ABI_STRUCT(wookie_cqe, 64, 8),
 	WOOKIE_ABI_STRUCT(wookie_ring_info, 24, 8),

@@ -124,7 +124,12 @@ static void wookie_abi_db_page(struct kunit *test)
  */
 static void wookie_abi_constants(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, WOOKIE_ABI_VERSION, 1);
+	KUNIT_EXPECT_EQ(test, WOOKIE_ABI_VERSION, 2);
+	KUNIT_EXPECT_EQ(test, WOOKIE_RING_HDR_SIZE, 256);
+	KUNIT_EXPECT_EQ(test, WOOKIE_CQ_ARM_NEXT, 1U);
+	KUNIT_EXPECT_EQ(test, WOOKIE_CQ_ARM_SOLICITED, 2U);
+	KUNIT_EXPECT_EQ(test, WOOKIE_RING_FLUSH, 2U);
+	KUNIT_EXPECT_EQ(test, WOOKIE_WQE_INLINE, 8U);
 	KUNIT_EXPECT_STREQ(test, WOOKIE_SYSFS_ABI_ATTR, "wookie_abi_version");
 	/* A sysfs file name: no slash, not empty. */
 	KUNIT_EXPECT_NULL(test, strchr(WOOKIE_SYSFS_ABI_ATTR, '/'));

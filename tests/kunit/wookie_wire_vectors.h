@@ -186,7 +186,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x08,	/* VA */
 		0x00, 0xab, 0xcd, 0xef,				/* R_Key */
 		0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22,	/* swap */
-		0x33, 0x33, 0x33, 0x33, 0x44, 0x44, 0x44, 0x44 },	/* cmp */
+		0x33, 0x33, 0x33, 0x33, 0x44, 0x44, 0x44, 0x44 }, /* cmp */
 	  0x13, 0, 0, 0, 0xffff, 0, 0, 0x11, 1, 0x10,
 	  0, 0, 0, 0, 0,
 	  0x10000008ull, 0xabcdef, 0x1111111122222222ull,
@@ -303,62 +303,112 @@ struct wookie_wire_bad_vector {
 	__u8 bytes[WOOKIE_TEST_PKT_MAX];
 };
 
-/* A BTH of @op with byte 1 @b1, dest QP 0x11 and PSN 1. */
-#define WOOKIE_TEST_BTH(op, b1) \
-	op, b1, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x01
-
+/*
+ * Each starts with a BTH: opcode, byte 1 (SE, M, pad, TVer), P_Key 0xffff,
+ * dest QP 0x11, PSN 1; what follows is zero unless written out.
+ */
 static const struct wookie_wire_bad_vector wookie_wire_bad_vectors[] = {
 	{ "empty", 0, { 0 } },
 	{ "one_byte", 1, { 0x04 } },
-	{ "short_bth", 11, { WOOKIE_TEST_BTH(0x04, 0x00) } },
-	{ "tver_1", 12, { WOOKIE_TEST_BTH(0x04, 0x01) } },
-	{ "tver_15", 16, { WOOKIE_TEST_BTH(0x04, 0x0f), 1, 2, 3, 4 } },
-	{ "rc_reserved_0x15", 16, { WOOKIE_TEST_BTH(0x15, 0x00), 1, 2, 3, 4 } },
-	{ "rc_reserved_0x18", 12, { WOOKIE_TEST_BTH(0x18, 0x00) } },
-	{ "rc_reserved_0x1f", 12, { WOOKIE_TEST_BTH(0x1f, 0x00) } },
-	{ "uc_read_request", 28, { WOOKIE_TEST_BTH(0x2c, 0x00) } },
-	{ "uc_ack", 16, { WOOKIE_TEST_BTH(0x31, 0x00) } },
-	{ "uc_cmp_swap", 40, { WOOKIE_TEST_BTH(0x33, 0x00) } },
-	{ "uc_send_last_inv", 16, { WOOKIE_TEST_BTH(0x36, 0x00) } },
-	{ "rd_send_only", 32, { WOOKIE_TEST_BTH(0x44, 0x00) } },
-	{ "ud_send_first", 20, { WOOKIE_TEST_BTH(0x60, 0x00) } },
-	{ "ud_write_only", 36, { WOOKIE_TEST_BTH(0x6a, 0x00) } },
-	{ "cnp", 28, { WOOKIE_TEST_BTH(0x81, 0x00) } },
-	{ "xrc_send_only", 16, { WOOKIE_TEST_BTH(0xa4, 0x00) } },
-	{ "opcode_0xff", 12, { WOOKIE_TEST_BTH(0xff, 0x00) } },
-	{ "write_first_short_reth", 27, { WOOKIE_TEST_BTH(0x06, 0x00) } },
-	{ "read_request_short", 27, { WOOKIE_TEST_BTH(0x0c, 0x00) } },
-	{ "read_request_payload", 32, { WOOKIE_TEST_BTH(0x0c, 0x00) } },
-	{ "read_request_pad", 30, { WOOKIE_TEST_BTH(0x0c, 0x20) } },
-	{ "read_request_pad_no_bytes", 28, { WOOKIE_TEST_BTH(0x0c, 0x10) } },
-	{ "ack_short_aeth", 15, { WOOKIE_TEST_BTH(0x11, 0x00), 0x1f } },
-	{ "ack_payload", 17, { WOOKIE_TEST_BTH(0x11, 0x00), 0x1f, 0, 0, 1, 9 } },
-	{ "ack_payload_4", 20, { WOOKIE_TEST_BTH(0x11, 0x00), 0x1f, 0, 0, 1 } },
-	{ "ack_pad", 17, { WOOKIE_TEST_BTH(0x11, 0x10), 0x1f, 0, 0, 1 } },
-	{ "atomic_ack_short", 23, { WOOKIE_TEST_BTH(0x12, 0x00) } },
-	{ "atomic_ack_payload", 28, { WOOKIE_TEST_BTH(0x12, 0x00) } },
-	{ "cmp_swap_short", 39, { WOOKIE_TEST_BTH(0x13, 0x00) } },
-	{ "fetch_add_payload", 44, { WOOKIE_TEST_BTH(0x14, 0x00) } },
+	{ "short_bth", 11,
+	  { 0x04, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "tver_1", 12, { 0x04, 0x01, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "tver_15", 16,
+	  { 0x04, 0x0f, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    1, 2, 3, 4 } },
+	{ "rc_reserved_0x15", 16,
+	  { 0x15, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    1, 2, 3, 4 } },
+	{ "rc_reserved_0x18", 12,
+	  { 0x18, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "rc_reserved_0x1f", 12,
+	  { 0x1f, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "uc_read_request", 28,
+	  { 0x2c, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "uc_ack", 16, { 0x31, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "uc_cmp_swap", 40,
+	  { 0x33, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "uc_send_last_inv", 16,
+	  { 0x36, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "rd_send_only", 32,
+	  { 0x44, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ud_send_first", 20,
+	  { 0x60, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ud_write_only", 36,
+	  { 0x6a, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "cnp", 28, { 0x81, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "xrc_send_only", 16,
+	  { 0xa4, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "opcode_0xff", 12,
+	  { 0xff, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "write_first_short_reth", 27,
+	  { 0x06, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "read_request_short", 27,
+	  { 0x0c, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "read_request_payload", 32,
+	  { 0x0c, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "read_request_pad", 30,
+	  { 0x0c, 0x20, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "read_request_pad_no_bytes", 28,
+	  { 0x0c, 0x10, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ack_short_aeth", 15,
+	  { 0x11, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    0x1f } },
+	{ "ack_payload", 17,
+	  { 0x11, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    0x1f, 0, 0, 1, 9 } },
+	{ "ack_payload_4", 20,
+	  { 0x11, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    0x1f, 0, 0, 1 } },
+	{ "ack_pad", 17,
+	  { 0x11, 0x10, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    0x1f, 0, 0, 1 } },
+	{ "atomic_ack_short", 23,
+	  { 0x12, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "atomic_ack_payload", 28,
+	  { 0x12, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "cmp_swap_short", 39,
+	  { 0x13, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "fetch_add_payload", 44,
+	  { 0x14, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 	{ "send_only_pad_gt_payload", 14,
-	  { WOOKIE_TEST_BTH(0x04, 0x30), 'a', 0 } },
-	{ "send_only_pad_no_payload", 12, { WOOKIE_TEST_BTH(0x04, 0x10) } },
+	  { 0x04, 0x30, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    'a', 0 } },
+	{ "send_only_pad_no_payload", 12,
+	  { 0x04, 0x10, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 	/* Payload + pad not a multiple of 4: the pad count is wrong. */
-	{ "send_only_unpadded", 13, { WOOKIE_TEST_BTH(0x04, 0x00), 'a' } },
+	{ "send_only_unpadded", 13,
+	  { 0x04, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    'a' } },
 	{ "send_only_pad_too_small", 14,
-	  { WOOKIE_TEST_BTH(0x04, 0x10), 'a', 0 } },
+	  { 0x04, 0x10, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    'a', 0 } },
 	{ "send_only_pad_too_large", 17,
-	  { WOOKIE_TEST_BTH(0x04, 0x20), 'a', 'b', 'c', 0, 0 } },
+	  { 0x04, 0x20, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    'a', 'b', 'c', 0, 0 } },
 	{ "send_only_pad_3_of_4", 19,
-	  { WOOKIE_TEST_BTH(0x04, 0x30), 'a', 'b', 'c', 'd', 0, 0, 0 } },
-	{ "write_middle_odd", 15, { WOOKIE_TEST_BTH(0x07, 0x00), 1, 2, 3 } },
-	{ "send_only_imm_short", 15, { WOOKIE_TEST_BTH(0x05, 0x00), 1, 2, 3 } },
+	  { 0x04, 0x30, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    'a', 'b', 'c', 'd', 0, 0, 0 } },
+	{ "write_middle_odd", 15,
+	  { 0x07, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    1, 2, 3 } },
+	{ "send_only_imm_short", 15,
+	  { 0x05, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    1, 2, 3 } },
 	{ "send_only_imm_pad_short", 17,
-	  { WOOKIE_TEST_BTH(0x05, 0x20), 1, 2, 3, 4, 0 } },
-	{ "send_last_inv_short", 13, { WOOKIE_TEST_BTH(0x16, 0x00), 0 } },
-	{ "read_response_first_short", 15, { WOOKIE_TEST_BTH(0x0d, 0x00) } },
-	{ "ud_send_only_short_deth", 19, { WOOKIE_TEST_BTH(0x64, 0x00) } },
-	{ "ud_send_only_imm_short", 23, { WOOKIE_TEST_BTH(0x65, 0x00) } },
-	{ "ud_send_only_pad_short", 21, { WOOKIE_TEST_BTH(0x64, 0x30) } },
+	  { 0x05, 0x20, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    1, 2, 3, 4, 0 } },
+	{ "send_last_inv_short", 13,
+	  { 0x16, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+	    0 } },
+	{ "read_response_first_short", 15,
+	  { 0x0d, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ud_send_only_short_deth", 19,
+	  { 0x64, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ud_send_only_imm_short", 23,
+	  { 0x65, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "ud_send_only_pad_short", 21,
+	  { 0x64, 0x30, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 };
 
 /* Every valid opcode, its header length and flags; all others are 0. */
@@ -376,29 +426,20 @@ struct wookie_wire_opcode_vector {
 			   WOOKIE_OPF_PAYLOAD)
 #define WOOKIE_TEST_ONLY (WOOKIE_OPF_FIRST | WOOKIE_OPF_LAST)
 
-/* The RC and UC send and write opcodes, with transport @t. */
-#define WOOKIE_TEST_SEND_WRITE_OPS(t)					\
-	{ (t) | 0x00, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_FIRST },	\
-	{ (t) | 0x01, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_MIDDLE },	\
-	{ (t) | 0x02, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST },	\
-	{ (t) | 0x03, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST |		\
-			  WOOKIE_OPF_IMMDT },				\
-	{ (t) | 0x04, 12, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY },	\
-	{ (t) | 0x05, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY |	\
-			  WOOKIE_OPF_IMMDT },				\
-	{ (t) | 0x06, 28, WOOKIE_TEST_WRITE | WOOKIE_OPF_FIRST |	\
-			  WOOKIE_OPF_RETH },				\
-	{ (t) | 0x07, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_MIDDLE },	\
-	{ (t) | 0x08, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST },	\
-	{ (t) | 0x09, 16, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST |	\
-			  WOOKIE_OPF_IMMDT },				\
-	{ (t) | 0x0a, 28, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY |	\
-			  WOOKIE_OPF_RETH },				\
-	{ (t) | 0x0b, 32, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY |	\
-			  WOOKIE_OPF_RETH | WOOKIE_OPF_IMMDT }
-
 static const struct wookie_wire_opcode_vector wookie_wire_opcode_vectors[] = {
-	WOOKIE_TEST_SEND_WRITE_OPS(0x00),
+	{ 0x00, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_FIRST },
+	{ 0x01, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_MIDDLE },
+	{ 0x02, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST },
+	{ 0x03, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT },
+	{ 0x04, 12, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY },
+	{ 0x05, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IMMDT },
+	{ 0x06, 28, WOOKIE_TEST_WRITE | WOOKIE_OPF_FIRST | WOOKIE_OPF_RETH },
+	{ 0x07, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_MIDDLE },
+	{ 0x08, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST },
+	{ 0x09, 16, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT },
+	{ 0x0a, 28, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH },
+	{ 0x0b, 32, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH |
+		    WOOKIE_OPF_IMMDT },
 	{ 0x0c, 28, WOOKIE_OPF_READ | WOOKIE_OPF_REQUEST | WOOKIE_TEST_ONLY |
 		    WOOKIE_OPF_RETH },
 	{ 0x0d, 16, WOOKIE_TEST_RRESP | WOOKIE_OPF_FIRST | WOOKIE_OPF_AETH },
@@ -416,7 +457,20 @@ static const struct wookie_wire_opcode_vector wookie_wire_opcode_vectors[] = {
 		    WOOKIE_TEST_ONLY | WOOKIE_OPF_ATOMIC_ETH },
 	{ 0x16, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IETH },
 	{ 0x17, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IETH },
-	WOOKIE_TEST_SEND_WRITE_OPS(0x20),
+	/* UC: SEND and RDMA WRITE only. */
+	{ 0x20, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_FIRST },
+	{ 0x21, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_MIDDLE },
+	{ 0x22, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST },
+	{ 0x23, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT },
+	{ 0x24, 12, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY },
+	{ 0x25, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IMMDT },
+	{ 0x26, 28, WOOKIE_TEST_WRITE | WOOKIE_OPF_FIRST | WOOKIE_OPF_RETH },
+	{ 0x27, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_MIDDLE },
+	{ 0x28, 12, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST },
+	{ 0x29, 16, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT },
+	{ 0x2a, 28, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH },
+	{ 0x2b, 32, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH |
+		    WOOKIE_OPF_IMMDT },
 	{ 0x64, 20, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_DETH },
 	{ 0x65, 24, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_DETH |
 		    WOOKIE_OPF_IMMDT },

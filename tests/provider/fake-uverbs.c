@@ -19,8 +19,9 @@
  * FAKE_UVERBS_DB_SIZE (default 4096), FAKE_UVERBS_MMAP_FAIL=1,
  * FAKE_UVERBS_PD=1 (alloc_pd succeeds; otherwise EOPNOTSUPP as a kernel
  * without it), FAKE_UVERBS_WAKEUP (doorbell page flags, default 1),
- * FAKE_UVERBS_FLUSH=1 (RQ rings say WOOKIE_RING_FLUSH).  Live mappings left
- * at exit are reported on stderr.
+ * FAKE_UVERBS_FLUSH=1 (RQ rings say WOOKIE_RING_FLUSH),
+ * FAKE_UVERBS_BAD_STRIDE=1 (create answers with an 8-byte stride).  Live
+ * mappings left at exit are reported on stderr.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -178,6 +179,9 @@ static void ring_info(const struct ring *r, struct wookie_ring_info *info)
 	info->map_size = r->shm->size;
 	info->num_entries = r->n;
 	info->stride = r->stride;
+	/* A ring whose slots cannot hold the CQE/WQE it is for. */
+	if (env_ul("FAKE_UVERBS_BAD_STRIDE", 0))
+		info->stride = 8;
 }
 
 static void *ring_slot(const struct ring *r, uint32_t i)

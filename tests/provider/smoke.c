@@ -21,7 +21,13 @@ int main(void)
 	}
 	for (i = 0; i < n; i++) {
 		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_xrcd_init_attr xrcd_attr = {
+			.comp_mask = IBV_XRCD_INIT_ATTR_FD |
+				     IBV_XRCD_INIT_ATTR_OFLAGS,
+			.fd = -1,
+		};
 		struct ibv_context *ctx, *ctx2;
+		struct ibv_xrcd *xrcd;
 		struct ibv_cq *cq;
 		struct ibv_pd *pd;
 
@@ -45,7 +51,16 @@ int main(void)
 
 		errno = 0;
 		cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
-		printf("%s: create_cq: %s\n", name, cq ? "ok?!" : strerror(errno));
+		printf("%s: create_cq: %s\n", name, cq ? "ok" : strerror(errno));
+		if (cq)
+			printf("%s: destroy_cq: %s\n", name,
+			       strerror(ibv_destroy_cq(cq)));
+
+		/* A verb the provider does not implement. */
+		errno = 0;
+		xrcd = ibv_open_xrcd(ctx, &xrcd_attr);
+		printf("%s: open_xrcd: %s\n", name,
+		       xrcd ? "ok?!" : strerror(errno));
 
 		if (ctx2)
 			printf("%s: close second: %s\n", name,

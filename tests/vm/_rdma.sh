@@ -27,6 +27,16 @@ RDMA_CORE_BUILD=$WOOKIE_TOP/build/rdma-core-56.1/build
 # without the -rdmav34.so suffix).
 WOOKIE_PROVIDER=$WOOKIE_TOP/build/provider/libwookie
 
+# The environment of a pyverbs 56.1 program: its libibverbs reads the
+# providers of the rdma-core build, which has rxe's but not wookie's.
+# PYTHONFAULTHANDLER: a crash prints the Python stack.
+PYVERBS_ENV=(PYTHONPATH="$RDMA_CORE_BUILD/python" PYTHONFAULTHANDLER=1)
+[ "$RDMA_TYPE" != wookie ] || PYVERBS_ENV+=(RDMAV_DRIVERS="$WOOKIE_PROVIDER")
+
+pyverbs_built() {
+	compgen -G "$RDMA_CORE_BUILD/python/pyverbs/device*.so" >/dev/null
+}
+
 rdma_gid1_ready() {
 	grep -q '0000:0000:0000:0000:0000:ffff:0a00:0001' \
 		"/sys/class/infiniband/$1/ports/1/gids/1"

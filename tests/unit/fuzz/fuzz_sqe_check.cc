@@ -6,6 +6,7 @@
 // catches a check reading past the slot.  What a check accepts must obey
 // the rules of wookie_queue.h, recomputed here independently.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net init --timeout 2400
+#
+# rdma-core 56.1's own test suite (run_tests.py's tests, from
+# `scripts/rdma-core --full`) with --gid 1, first on rdma_rxe, then on the
+# device under test, in the same boot, one device at a time on vethA.
+# Writes rdma-core-suite/table.txt in the run's output directory: per test
+# module, the ok/skip/fail/error counts of both runs, the tests that fail
+# or err on the device but pass on rxe, and the device's skip reasons
+# outside vendor-only modules; per-test results are in rxe.json and
+# <type>.json.  Fails if a test fails or errs on the device and passes on
+# rxe.  WOOKIE_RDMA_TYPE=rxe compares rxe with itself (to try the harness).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
+
+tests=$WOOKIE_TOP/build/rdma-core-56.1/tests
+suite=$WOOKIE_TOP/tests/vm/pyverbs/rdma_core_suite.py
+if ! pyverbs_built || [ ! -f "$tests/run_tests.py" ]; then
+	echo "FAIL rdma-core 56.1 with pyverbs is not built in $RDMA_CORE_BUILD (run scripts/rdma-core --full)"
+	exit 1
+fi
+
+# run_suite TYPE NAME LABEL: the suite on a new device; results in
+# $RDMA_OUT/LABEL.json, console output in LABEL.log.
+run_suite() {
+	local type=$1 name=$2 label=$3 start=$SECONDS rc=0
+	local env=(PYTHONPATH="$RDMA_CORE_BUILD/python" PYTHONFAULTHANDLER=1)
+
+	[ "$type" != wookie ] || env+=(RDMAV_DRIVERS="$WOOKIE_PROVIDER")
+	if ! rdma_add "$type" "$name"; then
+		echo "FAIL cannot create $name (type $type) on vethA"
+		vm_failures=$((vm_failures + 1))
+		return
+	fi
+	# The suite's tests are in /tmp's tmpfs like a user's would be.
+	(cd /tmp && exec timeout -k 10 1000 env "${env[@]}" /usr/bin/python3 "$suite" run \
+		--tests "$tests" --dev "$name" --gid "$RDMA_GID" \
+		--json "$RDMA_OUT/$label.json") >"$RDMA_OUT/$label.log" 2>&1 || rc=$?
+	tail -n 4 "$RDMA_OUT/$label.log" | sed 's/^/     | /'
+	if [ "$rc" -eq 0 ]; then
+		echo "ok   suite on $name ($type): $((SECONDS - start)) s"
+	else
+		echo "FAIL suite on $name ($type) exited $rc after $((SECONDS - start)) s; log $label.log:"
+		tail -n 30 "$RDMA_OUT/$label.log" | sed 's/^/     | /'
+		vm_failures=$((vm_failures + 1))
+	fi
+	ok "nothing left on $name" wait_until 10 rdma_no_objects "$name"
+	ok "delete $name" rdma_del "$name"
+}
+
+run_suite rxe rxe0 rxe
+[ "$RDMA_TYPE" = rxe ] && label=rxe-again || label=$RDMA_TYPE
+run_suite "$RDMA_TYPE" "$RDMA_DEV" "$label"
+
+rc=0
+/usr/bin/python3 "$suite" compare "$RDMA_OUT/rxe.json" "$RDMA_OUT/$label.json" \
+	--base-name "rxe" --subject-name "$label" --table "$RDMA_OUT/table.txt" || rc=$?
+if [ "$rc" -eq 0 ]; then
+	echo "ok   no test fails on $label that passes on rxe"
+else
+	echo "FAIL tests fail on $label that pass on rxe (table above)"
+	vm_failures=$((vm_failures + 1))
+fi
+vm_done
