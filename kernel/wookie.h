@@ -472,6 +472,8 @@ struct wookie_qp {
 	struct list_head resp_pkts;
 	/* Runs completer, responder and requester, in that order. */
 	struct work_struct work;
+	/* Who runs the engine now; see wookie_qp_run(). */
+	unsigned long run_flags;
 	/* RNR and ACK timeouts queue the work. */
 	struct hrtimer timer;
 	/* The last WQE reached event was raised (SRQ QPs in ERR). */
@@ -661,8 +663,10 @@ void wookie_qp_put(struct wookie_qp *qp);
 /* Move to ERR (from the engine): flush, async event @event if not 0. */
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event);
 void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type event);
-/* Queue the QP's engine work. */
+/* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
+/* Run the engine on the QP now (process context, no locks held). */
+void wookie_qp_run(struct wookie_qp *qp);
 
 /* wookie_net.c: packets between QPs */
 struct wookie_pkt *wookie_pkt_alloc(u32 payload_len, gfp_t gfp);

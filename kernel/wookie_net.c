@@ -116,7 +116,7 @@ static void wookie_net_receive(struct wookie_dev *wdev,
 	else
 		list_add_tail(&pkt->list, &qp->req_pkts);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	wookie_qp_kick(qp);
+	wookie_qp_run(qp);
 	wookie_qp_put(qp);
 	return;
 

@@ -30,9 +30,74 @@ void wookie_qp_put(struct wookie_qp *qp)
 		complete(&qp->released);
 }
 
+/*
+ * Who runs a QP's engine: one context at a time holds WOOKIE_QP_RUNNING;
+ * whoever finds it taken sets WOOKIE_QP_AGAIN, which the holder checks
+ * before letting go, so no request to run is lost.
+ */
+enum {
+	WOOKIE_QP_RUNNING,
+	WOOKIE_QP_AGAIN,
+};
+
+/* Nesting of inline runs on this CPU: a delivery runs its QP inline once. */
+static DEFINE_PER_CPU(unsigned int, wookie_run_depth);
+#define WOOKIE_MAX_RUN_DEPTH 2
+
 void wookie_qp_kick(struct wookie_qp *qp)
 {
-	queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
+	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
+	smp_mb__after_atomic();
+	if (!test_bit(WOOKIE_QP_RUNNING, &qp->run_flags))
+		queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
+}
+
+static bool wookie_qp_pass(struct wookie_qp *qp);
+
+/*
+ * Run passes while asked to; hand over to the work item when a pass
+ * leaves work behind, so that no caller runs for long.
+ */
+static void wookie_qp_process(struct wookie_qp *qp)
+{
+	bool more;
+
+	for (;;) {
+		if (test_and_set_bit_lock(WOOKIE_QP_RUNNING, &qp->run_flags))
+			return;
+		more = false;
+		while (!more &&
+		       test_and_clear_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
+			more = wookie_qp_pass(qp);
+		clear_bit_unlock(WOOKIE_QP_RUNNING, &qp->run_flags);
+		if (more) {
+			wookie_qp_kick(qp);
+			return;
+		}
+		smp_mb__after_atomic();
+		if (!test_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
+			return;
+	}
+}
+
+/*
+ * Run the engine now, in this (process) context: a doorbell's system call
+ * or a delivery from another QP's engine.  Deep nesting goes to the work.
+ */
+void wookie_qp_run(struct wookie_qp *qp)
+{
+	might_sleep();
+	migrate_disable();
+	if (this_cpu_read(wookie_run_depth) >= WOOKIE_MAX_RUN_DEPTH) {
+		migrate_enable();
+		wookie_qp_kick(qp);
+		return;
+	}
+	this_cpu_inc(wookie_run_depth);
+	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
+	wookie_qp_process(qp);
+	this_cpu_dec(wookie_run_depth);
+	migrate_enable();
 }
 
 void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
@@ -299,12 +364,24 @@ static void wookie_qp_drop_inbound(struct wookie_qp *qp)
 		wookie_pkt_free(pkt);
 }
 
-/* Stop the engine on this QP; a kick starts it again. */
+/*
+ * Stop the engine on this QP: no timer, no work, and RUNNING held so that
+ * no inline run starts.  wookie_qp_resume() lets it go again.
+ */
 static void wookie_qp_quiesce(struct wookie_qp *qp)
 {
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
+	while (test_and_set_bit_lock(WOOKIE_QP_RUNNING, &qp->run_flags))
+		usleep_range(10, 100);
 	hrtimer_cancel(&qp->timer);
+	cancel_work_sync(&qp->work);
+}
+
+static void wookie_qp_resume(struct wookie_qp *qp)
+{
+	clear_bit_unlock(WOOKIE_QP_RUNNING, &qp->run_flags);
+	wookie_qp_kick(qp);
 }
 
 static void wookie_ring_reset(struct wookie_ring *ring)
@@ -319,7 +396,6 @@ static void wookie_ring_reset(struct wookie_ring *ring)
 /* Back to RESET: empty rings, no engine state. */
 static void wookie_qp_reset(struct wookie_qp *qp)
 {
-	wookie_qp_quiesce(qp);
 	wookie_qp_drop_inbound(qp);
 	wookie_ring_reset(&qp->sq);
 	wookie_ring_reset(&qp->rq);
@@ -468,8 +544,10 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->state = IB_QPS_RESET;
 		spin_unlock_irqrestore(&qp->lock, flags);
+		wookie_qp_quiesce(qp);
 		wookie_qp_reset(qp);
 		wookie_apply_modify(qp, attr, mask, &av);
+		wookie_qp_resume(qp);
 		goto out;
 	}
 	if (new == IB_QPS_ERR) {
@@ -479,8 +557,7 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	/* The engine reads these: change them with it stopped. */
-	if (cur != IB_QPS_RESET)
-		wookie_qp_quiesce(qp);
+	wookie_qp_quiesce(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
 	if (mask & IB_QP_PATH_MTU)
@@ -500,7 +577,7 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		wookie_resp_reset(qp);
 	qp->state = new;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	wookie_qp_kick(qp);
+	wookie_qp_resume(qp);
 out:
 	mutex_unlock(&qp->modify_lock);
 	return err;
@@ -572,6 +649,7 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	qp->destroying = true;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	/* Stays stopped: RUNNING is never given back. */
 	wookie_qp_quiesce(qp);
 	wookie_qp_drop_inbound(qp);
 	mutex_unlock(&qp->modify_lock);
@@ -695,7 +773,7 @@ int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		wookie_qp_kick(qp);
+		wookie_qp_run(qp);
 		return 0;
 	}
 
@@ -746,7 +824,7 @@ int wookie_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		wookie_qp_kick(qp);
+		wookie_qp_run(qp);
 		return 0;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
@@ -780,23 +858,24 @@ static struct wookie_pkt *wookie_qp_dequeue(struct wookie_qp *qp,
 /*
  * One pass of the engine on a QP: responses first (they free SQ slots and
  * the send window), then requests from peers, then new packets from the
- * SQ.  Work items never run concurrently with themselves, so the engine
- * state needs no lock; the pass requeues itself when its budget runs out.
+ * SQ.  Only the holder of WOOKIE_QP_RUNNING runs it, so the engine state
+ * needs no lock.  Returns true when work is left for another pass.
  */
-void wookie_qp_work(struct work_struct *work)
+static bool wookie_qp_pass(struct wookie_qp *qp)
 {
-	struct wookie_qp *qp = container_of(work, struct wookie_qp, work);
 	int budget = WOOKIE_WORK_BUDGET;
 	struct wookie_pkt *pkt;
 	bool more = false;
 
 	if (READ_ONCE(qp->state) == IB_QPS_RESET)
-		return;
+		return false;
 
 	while (budget > 0 && (pkt = wookie_qp_dequeue(qp, &qp->resp_pkts))) {
 		wookie_completer(qp, pkt);
 		budget--;
 	}
+	if (!budget)
+		more = true;
 	wookie_comp_check_timeout(qp);
 	wookie_complete_done(qp);
 
@@ -812,11 +891,18 @@ void wookie_qp_work(struct work_struct *work)
 		wookie_responder(qp, pkt);
 		budget--;
 	}
+	if (!budget)
+		more = true;
 
 	if (!wookie_requester(qp))
 		more = true;
 	wookie_complete_done(qp);
+	return more;
+}
 
-	if (more || !list_empty(&qp->req_pkts) || !list_empty(&qp->resp_pkts))
-		wookie_qp_kick(qp);
+void wookie_qp_work(struct work_struct *work)
+{
+	struct wookie_qp *qp = container_of(work, struct wookie_qp, work);
+
+	wookie_qp_process(qp);
 }

@@ -3,9 +3,11 @@
 # vm-run: --net init
 #
 # The distro's libibverbs (rdma-core 44) with the wookie provider: device
-# listing, ibv_devinfo -v, a context with its doorbell page, PDs, verbs
-# that are not there yet, and nothing left behind after a process dies.
+# listing, ibv_devinfo -v, a context with its doorbell page, PDs, CQs, MRs,
+# QPs, a verb the device does not offer, the provider next to another
+# provider's device, and nothing left behind after a process dies.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
 
 probe=$WOOKIE_TOP/build/vm-progs/uverbs_probe
 
@@ -27,18 +29,35 @@ ok "ibv_devinfo -v exits 0" ibv_devinfo -v -d zz0
 ok "uverbs_probe" "$probe" zz0
 cat /tmp/vm-step.log
 
-# Nothing stays behind a process that exits or is killed.
+# Next to a device of another provider (rxe, matched by driver id), both
+# providers find their own devices and nothing crashes.
+ip link add rxeA type veth peer name rxeB
+ip link set rxeA up
+ip link set rxeB up
+ok "add rxe9 next to zz0" rdma link add rxe9 type rxe netdev rxeA
+ok "ibv_devices lists zz0 and rxe9" sh -c 'ibv_devices >/tmp/devs.txt &&
+	grep -qw zz0 /tmp/devs.txt && grep -qw rxe9 /tmp/devs.txt'
+ok "ibv_devinfo -d zz0 with rxe9 present" ibv_devinfo -d zz0
+ok "ibv_devinfo -d rxe9 with the wookie provider loaded" ibv_devinfo -d rxe9
+ok "delete rxe9" rdma link delete rxe9
+ip link del rxeA
+modprobe -r rdma_rxe || true
+
+# Nothing stays behind a process that exits or is killed (objects with a
+# pid: the kernel's own, such as ib_mad's QP1, stay).
 no_wookie_objects() {
-	! rdma resource show 2>/dev/null | grep -E '^[0-9]+: zz0:|dev zz0' |
-		grep -Eq 'pd [1-9]|cq [1-9]|qp [1-9]|mr [1-9]|ctx [1-9]'
+	rdma_no_objects zz0
 }
 ok "no objects after exit" no_wookie_objects
 "$probe" zz0 hold >/tmp/hold.log 2>&1 &
 holder=$!
 ok "holder running" wait_until 10 grep -q holding /tmp/hold.log
-ok "rdma resource shows its PDs" sh -c 'rdma resource show pd | grep -q "dev zz0"'
-objects_held() { ! no_wookie_objects; }
-ok "rdma resource counts its objects" objects_held
+held() {
+	rdma_user_objects zz0 | grep -q "^$1: .* comm uverbs_probe"
+}
+for kind in ctx pd cq mr qp; do
+	ok "rdma resource shows the holder's $kind" held $kind
+done
 kill -9 $holder
 wait $holder 2>/dev/null || true
 ok "no objects after kill -9" wait_until 10 no_wookie_objects

@@ -2,12 +2,14 @@
 //
 // uverbs_probe DEVICE [hold]: exercises a wookie device through the distro's
 // libibverbs and the wookie provider, the way an application would, and
-// checks every answer: contexts, queries, PDs, the verbs that must say
-// EOPNOTSUPP, and the mmap keys of the doorbell page.  Prints one line per
-// check and exits non-zero if any failed.  With "hold" it opens a context,
-// maps the doorbell page, allocates PDs, prints "holding" and sleeps, for
-// tests that kill it.
+// checks every answer: contexts, queries, PDs, a CQ, an MR and a QP, a verb
+// that must say EOPNOTSUPP (device memory), and the mmap keys of the
+// doorbell page.  Prints one line per check and exits non-zero if any
+// failed.  With "hold" it opens a context, maps the doorbell page, allocates
+// PDs, a CQ, an MR and a QP, prints "holding" and sleeps, for tests that
+// kill it.  (tests/vm/pyverbs/ covers every verb in depth.)
 #include <infiniband/verbs.h>
+#include <rdma/wookie-abi.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -41,7 +43,7 @@ ibv_context *open_by_name(const char *name)
 	return ctx;
 }
 
-// A verb that is not implemented must fail with EOPNOTSUPP, not crash.
+// A verb the device does not offer must fail with EOPNOTSUPP, not crash.
 void check_unsupported(const char *what, const std::function<bool()> &call)
 {
 	errno = 0;
@@ -61,8 +63,13 @@ void check_mmap(ibv_context *ctx)
 	p = mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd, key);
 	check(p != MAP_FAILED, "doorbell page maps read-only");
 	if (p != MAP_FAILED) {
-		const unsigned int *flags = static_cast<unsigned int *>(p);
-		check(*flags == 0, "doorbell page starts zeroed");
+		const auto *db = static_cast<const wookie_db_page *>(p);
+		bool zero = true;
+
+		for (unsigned int r : db->reserved)
+			zero = zero && !r;
+		check(!(db->flags & ~WOOKIE_DB_NEED_WAKEUP) && zero,
+		      "doorbell page: known flags only, reserved words zero");
 		check(mprotect(p, page, PROT_READ | PROT_WRITE) != 0,
 		      "mprotect cannot make it writable");
 		munmap(p, page);
@@ -125,6 +132,58 @@ void check_pds(ibv_context *ctx)
 	check(ok, "dealloc 8 PDs");
 }
 
+// The objects an application starts with: a CQ, an MR, an RC QP brought
+// to RTS on itself, and their destruction in the usual order.
+void check_objects(ibv_context *ctx)
+{
+	static char buf[8192];
+	ibv_pd *pd = ibv_alloc_pd(ctx);
+	ibv_cq *cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
+	ibv_mr *mr = nullptr;
+	ibv_qp *qp = nullptr;
+
+	check(pd, "alloc_pd");
+	check(cq && cq->cqe >= 16, "create_cq with 16 entries");
+	if (pd)
+		mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE |
+					IBV_ACCESS_REMOTE_READ);
+	check(mr && mr->length == sizeof(buf), "reg_mr");
+	if (pd && cq) {
+		ibv_qp_init_attr attr = {};
+
+		attr.send_cq = cq;
+		attr.recv_cq = cq;
+		attr.qp_type = IBV_QPT_RC;
+		attr.cap.max_send_wr = 4;
+		attr.cap.max_recv_wr = 4;
+		attr.cap.max_send_sge = 1;
+		attr.cap.max_recv_sge = 1;
+		qp = ibv_create_qp(pd, &attr);
+	}
+	check(qp && qp->qp_num > 1 && qp->state == IBV_QPS_RESET,
+	      "create_qp (RC, in RESET)");
+	if (qp) {
+		ibv_qp_attr a = {};
+
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		check(!ibv_modify_qp(qp, &a,
+				     IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+		      "modify_qp to INIT");
+		check(!ibv_destroy_qp(qp), "destroy_qp");
+	}
+	if (mr)
+		check(!ibv_dereg_mr(mr), "dereg_mr");
+	if (cq)
+		check(!ibv_destroy_cq(cq), "destroy_cq");
+	if (pd)
+		check(!ibv_dealloc_pd(pd), "dealloc_pd");
+}
+
 int hold(ibv_context *ctx)
 {
 	const long page = sysconf(_SC_PAGESIZE);
@@ -132,9 +191,23 @@ int hold(ibv_context *ctx)
 	if (mmap(nullptr, page, PROT_READ, MAP_SHARED, ctx->cmd_fd, 0) ==
 	    MAP_FAILED)
 		return 1;
+	ibv_pd *pd = nullptr;
 	for (int i = 0; i < 4; i++)
-		if (!ibv_alloc_pd(ctx))
+		if (!(pd = ibv_alloc_pd(ctx)))
 			return 1;
+	static char buf[4096];
+	ibv_cq *cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
+	ibv_qp_init_attr attr = {};
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	attr.qp_type = IBV_QPT_RC;
+	attr.cap.max_send_wr = 1;
+	attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	if (!cq || !ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) ||
+	    !ibv_create_qp(pd, &attr))
+		return 1;
 	std::printf("holding\n");
 	std::fflush(stdout);
 	for (;;)
@@ -162,28 +235,13 @@ int main(int argc, char **argv)
 	check_pds(ctx);
 	check_mmap(ctx);
 
-	ibv_pd *pd = ibv_alloc_pd(ctx);
-	check_unsupported("create_cq", [&] {
-		return !ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
-	});
-	if (pd) {
-		static char buf[4096];
-		ibv_qp_init_attr qp_attr = {};
+	check_objects(ctx);
+	check_unsupported("alloc_dm", [&] {
+		ibv_alloc_dm_attr attr = {};
 
-		qp_attr.qp_type = IBV_QPT_RC;
-		qp_attr.cap.max_send_wr = 1;
-		qp_attr.cap.max_recv_wr = 1;
-		qp_attr.cap.max_send_sge = 1;
-		qp_attr.cap.max_recv_sge = 1;
-		check_unsupported("reg_mr", [&] {
-			return !ibv_reg_mr(pd, buf, sizeof(buf),
-					   IBV_ACCESS_LOCAL_WRITE);
-		});
-		check_unsupported("create_qp", [&] {
-			return !ibv_create_qp(pd, &qp_attr);
-		});
-		check(!ibv_dealloc_pd(pd), "dealloc PD");
-	}
+		attr.length = 4096;
+		return !ibv_alloc_dm(ctx, &attr);
+	});
 
 	if (ctx2)
 		check(!ibv_close_device(ctx2), "close second context");
