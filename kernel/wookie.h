@@ -54,7 +54,8 @@
 #define WOOKIE_MAX_MSG_SIZE 0x80000000u
 #define WOOKIE_MAX_MR_SIZE 0x80000000ull
 #define WOOKIE_MAX_FAST_REG_PAGES 512
-#define WOOKIE_VENDOR_ID 0
+/* No IEEE OUI: all ones, as rdma_rxe; rdma-core expects a nonzero id. */
+#define WOOKIE_VENDOR_ID 0xffffff
 #define WOOKIE_VENDOR_PART_ID 0x776b
 /* The requester asks for an ACK at least every this many packets. */
 #define WOOKIE_ACK_REQ_EVERY 16

@@ -417,9 +417,6 @@ static int wookie_check_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_PKEY_INDEX) &&
 	    attr->pkey_index >= WOOKIE_PKEY_TBL_LEN)
 		return -EINVAL;
-	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~IB_ACCESS_SUPPORTED))
-		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
@@ -465,8 +462,11 @@ static u32 wookie_qp_mtu_bytes(struct wookie_qp *qp, enum ib_mtu mtu)
 static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 				int mask, const struct wookie_av *av)
 {
+	/* Only the remote rights matter here; other bits are ignored. */
 	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->qp_access_flags = attr->qp_access_flags;
+		qp->qp_access_flags = attr->qp_access_flags &
+			(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			 IB_ACCESS_REMOTE_ATOMIC);
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)

@@ -283,6 +283,17 @@ static bool wookie_queue_room(const struct wookie_queue *q, uint32_t index,
 	return index - *consumer < q->num_entries;
 }
 
+/*
+ * IBTA: no sends before RTS, no receives in RESET.  libibverbs keeps
+ * ibv_qp.state from our modify_qp; the kernel's own moves to ERR (and
+ * SQE) still accept posts, which it flushes.
+ */
+static bool wookie_sq_postable(struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
 int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr)
 {
@@ -291,6 +302,11 @@ int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t index, consumer;
 	bool posted = false;
 	int ret = 0, db;
+
+	if (!wookie_sq_postable(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 
 	pthread_spin_lock(&sq->lock);
 	index = sq->index;
@@ -381,8 +397,8 @@ int wookie_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	bool flush;
 	int ret, db;
 
-	if (!qp->rq.hdr) {
-		/* The QP receives through its SRQ. */
+	/* The QP receives through its SRQ, or is in RESET. */
+	if (!qp->rq.hdr || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -708,6 +724,9 @@ static int wookie_wr_complete(struct ibv_qp_ex *ibqp)
 	struct wookie_queue *sq = &qp->sq;
 	bool posted;
 	int ret = qp->wr_err;
+
+	if (!ret && !wookie_sq_postable(&qp->vqp.qp))
+		ret = EINVAL;
 
 	posted = !ret && qp->wr_index != sq->index;
 	if (posted) {

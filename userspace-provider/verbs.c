@@ -573,12 +573,30 @@ err_free:
 	return NULL;
 }
 
+/* RESET empties the rings: the kernel zeroes their indices, and so do we. */
+static void wookie_queue_reset(struct wookie_queue *q)
+{
+	if (!q->hdr)
+		return;
+	pthread_spin_lock(&q->lock);
+	q->index = 0;
+	pthread_spin_unlock(&q->lock);
+}
+
 int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     int attr_mask)
 {
+	struct wookie_qp *qp = to_wqp(ibqp);
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		wookie_queue_reset(&qp->sq);
+		wookie_queue_reset(&qp->rq);
+	}
+	return ret;
 }
 
 int wookie_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

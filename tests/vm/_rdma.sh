@@ -138,7 +138,7 @@ pair() {
 	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
 		echo "ok   $name ($((SECONDS - start)) s)"
 		if [ -n "${PAIR_ROWS:-}" ]; then
-			grep -E "$PAIR_ROWS" "$clog" | sed -n '1p;$p'
+			grep -E "$PAIR_ROWS" "$clog" | sed -n '1p;$p' | uniq
 		else
 			tail -n 2 "$clog"
 		fi | sed 's/^/     | /'
