@@ -226,6 +226,7 @@ struct wookie_mw {
 	struct ib_mw ibmw;
 	refcount_t refcount;
 	struct completion released;
+	/* Protects state and the binding. */
 	spinlock_t lock;
 	enum wookie_key_state state;
 	/* Bound to (a reference held); NULL when not bound. */
@@ -458,8 +459,9 @@ struct wookie_qp {
 	/* SQD: draining; the SQ drained event is asked for (and not sent). */
 	bool sq_draining;
 	bool sqd_notify;
-	/* Kernel consumers' posters of the SQ and the RQ. */
+	/* Serialises kernel consumers' posters of the SQ. */
 	spinlock_t sq_lock;
+	/* Serialises kernel consumers' posters of the RQ. */
 	spinlock_t rq_lock;
 	/* Being destroyed: the timer must not be armed again. */
 	bool destroying;
@@ -610,6 +612,8 @@ int wookie_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
  */
 int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
 		   bool solicited);
+/* Kernel CQs: hide the unpolled CQEs of a QP that went to RESET. */
+void wookie_cq_discard_qp(struct wookie_cq *cq, u32 qp_num);
 
 /* wookie_srq.c */
 int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

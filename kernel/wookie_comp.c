@@ -419,6 +419,7 @@ static void wookie_send_cqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 static void wookie_flush_unfetched(struct wookie_qp *qp)
 {
 	struct wookie_ring *sq = &qp->sq;
+	/* Pairs with the poster's release: the slots are written. */
 	u32 producer = smp_load_acquire(&sq->hdr->producer);
 
 	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries))
@@ -468,8 +469,10 @@ void wookie_complete_done(struct wookie_qp *qp)
 			wookie_flush_unfetched(qp);
 		}
 	}
-	if (qp->comp.index != start)
+	if (qp->comp.index != start) {
+		/* Release: we are done reading the slots handed back. */
 		smp_store_release(&qp->sq.hdr->consumer, qp->comp.index);
+	}
 
 	if (state == IB_QPS_SQD && qp->sq_draining &&
 	    qp->comp.index == qp->req.fetch) {

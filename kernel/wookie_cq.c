@@ -311,10 +311,13 @@ int wookie_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 
 		spin_lock_irqsave(&cq->lock, flags);
 		while (n < want && cq->consumer != cq->producer) {
-			memcpy(&batch[n++],
-			       wookie_ring_slot(&cq->ring, cq->consumer),
-			       sizeof(batch[0]));
+			struct wookie_cqe *cqe =
+				wookie_ring_slot(&cq->ring, cq->consumer);
+
 			cq->consumer++;
+			if (cqe->flags & WOOKIE_CQE_DISCARDED)
+				continue;
+			memcpy(&batch[n++], cqe, sizeof(batch[0]));
 		}
 		spin_unlock_irqrestore(&cq->lock, flags);
 
@@ -326,6 +329,24 @@ int wookie_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			break;
 	}
 	return done;
+}
+
+/* A kernel consumer's QP went to RESET: hide its unpolled CQEs. */
+void wookie_cq_discard_qp(struct wookie_cq *cq, u32 qp_num)
+{
+	unsigned long flags;
+	u32 i;
+
+	if (cq->user)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = cq->consumer; i != cq->producer; i++) {
+		struct wookie_cqe *cqe = wookie_ring_slot(&cq->ring, i);
+
+		if (cqe->qp_num == qp_num)
+			cqe->flags |= WOOKIE_CQE_DISCARDED;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
 int wookie_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)

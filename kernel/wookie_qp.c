@@ -47,6 +47,7 @@ static DEFINE_PER_CPU(unsigned int, wookie_run_depth);
 void wookie_qp_kick(struct wookie_qp *qp)
 {
 	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
+	/* AGAIN before RUNNING is read; the runner orders them the other way. */
 	smp_mb__after_atomic();
 	if (!test_bit(WOOKIE_QP_RUNNING, &qp->run_flags))
 		queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
@@ -74,6 +75,7 @@ static void wookie_qp_process(struct wookie_qp *qp)
 			wookie_qp_kick(qp);
 			return;
 		}
+		/* RUNNING cleared before AGAIN is read: see wookie_qp_kick(). */
 		smp_mb__after_atomic();
 		if (!test_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
 			return;
@@ -405,6 +407,9 @@ static void wookie_qp_reset(struct wookie_qp *qp)
 	wookie_resp_reset(qp);
 	qp->sq_draining = false;
 	qp->last_wqe_reached = false;
+	/* User space cleans its CQs itself (the provider on RESET). */
+	wookie_cq_discard_qp(qp->send_cq, qp->ibqp.qp_num);
+	wookie_cq_discard_qp(qp->recv_cq, qp->ibqp.qp_num);
 }
 
 static int wookie_check_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
@@ -786,6 +791,7 @@ int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	producer = sq->hdr->producer;
 	for (; wr; wr = wr->next) {
+		/* Acquire: the engine has finished with the slots it freed. */
 		if (producer - smp_load_acquire(&sq->hdr->consumer) >=
 		    sq->num_entries) {
 			err = -ENOMEM;
@@ -796,6 +802,7 @@ int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		producer++;
 	}
+	/* Release: the WQEs are written before the engine sees them. */
 	smp_store_release(&sq->hdr->producer, producer);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (err)

@@ -52,6 +52,7 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	size_t len;
 	int err;
 
+	/* Pairs with the poster's release: the slots are written. */
 	producer = smp_load_acquire(&sq->hdr->producer);
 	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries) ||
 	    !wookie_ring_sane(producer, qp->req.fetch, sq->num_entries))

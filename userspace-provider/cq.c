@@ -55,11 +55,42 @@ static unsigned int wookie_wc_flags(uint8_t flags)
 static const struct wookie_cqe *wookie_cq_next(struct wookie_cq *cq)
 {
 	struct wookie_queue *q = &cq->q;
+	const struct wookie_cqe *cqe;
 
-	/* The acquire pairs with the kernel's release of the CQE. */
-	if (q->index == wookie_load_acquire(&q->hdr->producer))
-		return NULL;
-	return wookie_queue_slot(q, q->index);
+	for (;;) {
+		/* The acquire pairs with the kernel's release of the CQE. */
+		if (q->index == wookie_load_acquire(&q->hdr->producer))
+			return NULL;
+		cqe = wookie_queue_slot(q, q->index);
+		if (!(cqe->flags & WOOKIE_CQE_DISCARDED))
+			return cqe;
+		/* A CQE of a QP that was reset since. */
+		q->index++;
+		wookie_store_release(&q->hdr->consumer, q->index);
+	}
+}
+
+/*
+ * A QP went to RESET: its completions must not show up any more.  The
+ * slots between consumer and producer are ours to change; the kernel
+ * writes only beyond the producer.
+ */
+void wookie_cq_clean(struct wookie_cq *cq, uint32_t qp_num)
+{
+	struct wookie_queue *q = &cq->q;
+	struct wookie_cqe *cqe;
+	uint32_t i, producer;
+
+	pthread_spin_lock(&q->lock);
+	if (q->hdr) {
+		producer = wookie_load_acquire(&q->hdr->producer);
+		for (i = q->index; i != producer; i++) {
+			cqe = wookie_queue_slot(q, i);
+			if (cqe->qp_num == qp_num)
+				cqe->flags |= WOOKIE_CQE_DISCARDED;
+		}
+	}
+	pthread_spin_unlock(&q->lock);
 }
 
 static void wookie_wc_from_cqe(struct ibv_wc *wc, const struct wookie_cqe *cqe)

@@ -595,6 +595,9 @@ int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	    attr->qp_state == IBV_QPS_RESET) {
 		wookie_queue_reset(&qp->sq);
 		wookie_queue_reset(&qp->rq);
+		wookie_cq_clean(to_wcq(ibqp->send_cq), ibqp->qp_num);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			wookie_cq_clean(to_wcq(ibqp->recv_cq), ibqp->qp_num);
 	}
 	return ret;
 }

@@ -259,6 +259,7 @@ uint64_t wookie_qp_send_ops(enum ibv_qp_type type);
 void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags);
 
 /* cq.c: completions */
+void wookie_cq_clean(struct wookie_cq *cq, uint32_t qp_num);
 int wookie_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int wookie_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 /* IBV_WC_EX_WITH_* the ibv_cq_ex readers support. */

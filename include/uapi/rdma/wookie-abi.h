@@ -212,6 +212,11 @@ enum wookie_cqe_opcode {
 #define WOOKIE_CQE_WITH_INV (1U << 1)
 #define WOOKIE_CQE_GRH (1U << 2)
 #define WOOKIE_CQE_SOLICITED (1U << 3)
+/*
+ * Never written by the kernel: the provider marks the CQEs of a QP it
+ * resets, which its poll then skips (as mlx5 cleans its CQs on reset).
+ */
+#define WOOKIE_CQE_DISCARDED (1U << 7)
 
 /* wookie_cqe.network_hdr_type, for UD receives with a GRH */
 #define WOOKIE_NETWORK_IPV4 1
