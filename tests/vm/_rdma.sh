@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Helpers for the traffic tests (pingpong, perftest, pyverbs, cleanup);
-# sourced after lib.sh, not run.
+# Helpers for the traffic tests (pingpong, perftest, pyverbs,
+# rdma-core-suite, cleanup; devinfo uses a few); sourced after lib.sh, not
+# run.
 #
 # The device type is a parameter: WOOKIE_RDMA_TYPE=wookie (the default) or
 # rxe, so the same test runs on the kernel's rdma_rxe for comparison
@@ -16,6 +17,12 @@ rxe) RDMA_DEV=rxe0 ;;
 esac
 # GID index 1: the IPv4-mapped RoCEv2 GID (vm-run assigns IPv4 first).
 RDMA_GID=1
+# The sanitizer kernel (vm-run --debug-kernel) runs several times slower
+# under TCG: time limits are multiplied by this.
+case "$(uname -r)" in
+*debug*) RDMA_SLOW=4 ;;
+*) RDMA_SLOW=1 ;;
+esac
 # Per-test results (client and server logs, tables) shared with the host.
 RDMA_OUT=${WOOKIE_VM_OUT:-/tmp}/${0##*/}
 RDMA_OUT=${RDMA_OUT%.sh}
@@ -101,12 +108,13 @@ listening() {
 
 # pair NAME SECONDS COMMAND [ARG...]: "COMMAND ARG... -p PORT" as the
 # server, then the same plus 127.0.0.1 as the client (the ibv_*_pingpong
-# and perftest convention); both must exit 0 within SECONDS, or the check
+# and perftest convention); both must exit 0 within SECONDS (times
+# RDMA_SLOW), or the check
 # fails (counted in vm_failures; the script goes on).  Their output
 # goes to $RDMA_OUT/NAME.{server,client}.log; the client's last two lines
 # are shown, or the first and last that match the regex PAIR_ROWS.
 pair() {
-	local name=$1 secs=$2 port=$rdma_port spid src crc start
+	local name=$1 secs=$(($2 * RDMA_SLOW)) port=$rdma_port spid src crc start
 	local slog=$RDMA_OUT/$1.server.log clog=$RDMA_OUT/$1.client.log
 	shift 2
 	rdma_port=$((rdma_port + 1))

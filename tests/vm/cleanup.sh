@@ -22,7 +22,7 @@ connected() {
 
 # wait_gone WHAT: the device's user objects all go within 10 s.
 wait_gone() {
-	if wait_until 10 rdma_no_objects "$RDMA_DEV"; then
+	if wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$RDMA_DEV"; then
 		echo "ok   $1: no objects left"
 	else
 		echo "FAIL $1: objects left 10 s after kill -9:"
@@ -99,7 +99,7 @@ if pyverbs_built; then
 	env "${PYVERBS_ENV[@]}" /usr/bin/python3 "$WOOKIE_TOP/tests/vm/pyverbs/hold.py" \
 		"$RDMA_DEV" "$RDMA_GID" >"$log/hold.log" 2>&1 &
 	holder=$!
-	if wait_until 120 grep -q holding "$log/hold.log"; then
+	if wait_until $((120 * RDMA_SLOW)) grep -q holding "$log/hold.log"; then
 		echo "ok   hold.py holds its objects"
 		rdma_user_objects "$RDMA_DEV" >"$log/held.txt"
 		for kind in ctx pd mr cq qp srq; do

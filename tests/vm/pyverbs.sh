@@ -21,7 +21,8 @@ rdma_setup
 start=$SECONDS
 rc=0
 env "${PYVERBS_ENV[@]}" /usr/bin/python3 "$WOOKIE_TOP/tests/vm/pyverbs/run.py" \
-	--dev "$RDMA_DEV" --gid "$RDMA_GID" --json "$RDMA_OUT/results.json" \
+	--dev "$RDMA_DEV" --gid "$RDMA_GID" --timeout $((20 * RDMA_SLOW)) \
+	--json "$RDMA_OUT/results.json" \
 	"$@" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ]; then
 	echo "ok   pyverbs tests ($((SECONDS - start)) s)"

@@ -34,7 +34,7 @@ run_suite() {
 		return
 	fi
 	# The suite's tests are in /tmp's tmpfs like a user's would be.
-	(cd /tmp && exec timeout -k 10 1000 env "${env[@]}" /usr/bin/python3 "$suite" run \
+	(cd /tmp && exec timeout -k 10 $((1000 * RDMA_SLOW)) env "${env[@]}" /usr/bin/python3 "$suite" run \
 		--tests "$tests" --dev "$name" --gid "$RDMA_GID" \
 		--json "$RDMA_OUT/$label.json") >"$RDMA_OUT/$label.log" 2>&1 || rc=$?
 	tail -n 4 "$RDMA_OUT/$label.log" | sed 's/^/     | /'
