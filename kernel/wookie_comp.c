@@ -441,7 +441,6 @@ void wookie_complete_done(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	bool error = state == IB_QPS_ERR;
-	u32 start = qp->comp.index;
 
 	if (state == IB_QPS_RESET || !qp->sq.hdr)
 		return;
@@ -456,22 +455,25 @@ void wookie_complete_done(struct wookie_qp *qp)
 				break;
 			wookie_wqe_finish(qp, wqe, IB_WC_WR_FLUSH_ERR);
 		}
-		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
-		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
-			wookie_send_cqe(qp, wqe);
 		qp->comp.index++;
 		if (qp->req.index == qp->comp.index - 1)
 			qp->req.index = qp->comp.index;
+		/*
+		 * The slot is free before its CQE can be polled: a consumer
+		 * that posts once per completion never finds the SQ full.
+		 * The CQE comes from the kernel's copy, not from the slot.
+		 * Release: we are done reading the slot.
+		 */
+		smp_store_release(&qp->sq.hdr->consumer, qp->comp.index);
+		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
+			wookie_send_cqe(qp, wqe);
 		/* IBTA: a failed WQE moves the QP to the error state. */
 		if (wqe->status != IB_WC_SUCCESS && !error) {
 			wookie_qp_error(qp, 0);
 			error = true;
 			wookie_flush_unfetched(qp);
 		}
-	}
-	if (qp->comp.index != start) {
-		/* Release: we are done reading the slots handed back. */
-		smp_store_release(&qp->sq.hdr->consumer, qp->comp.index);
 	}
 
 	if (state == IB_QPS_SQD && qp->sq_draining &&
