@@ -668,6 +668,8 @@ void wookie_qp_put(struct wookie_qp *qp);
 /* Move to ERR (from the engine): flush, async event @event if not 0. */
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event);
 void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type event);
+/* UC and UD: a send error moves the QP to SQE (the RQ keeps working). */
+void wookie_qp_sq_error(struct wookie_qp *qp);
 /* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
 /* Run the engine on the QP now (process context, no locks held). */

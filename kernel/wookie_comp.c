@@ -440,7 +440,8 @@ static void wookie_flush_unfetched(struct wookie_qp *qp)
 void wookie_complete_done(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	bool error = state == IB_QPS_ERR;
+	/* The send queue flushes in ERR and in SQE, receives only in ERR. */
+	bool error = state == IB_QPS_ERR || state == IB_QPS_SQE;
 
 	if (state == IB_QPS_RESET || !qp->sq.hdr)
 		return;
@@ -468,9 +469,15 @@ void wookie_complete_done(struct wookie_qp *qp)
 		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
 		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
 			wookie_send_cqe(qp, wqe);
-		/* IBTA: a failed WQE moves the QP to the error state. */
+		/*
+		 * IBTA: a failed WQE moves an RC QP to the error state, a UC
+		 * or UD QP to SQE; either way what follows is flushed.
+		 */
 		if (wqe->status != IB_WC_SUCCESS && !error) {
-			wookie_qp_error(qp, 0);
+			if (qp->kind == WOOKIE_QP_KIND_RC)
+				wookie_qp_error(qp, 0);
+			else
+				wookie_qp_sq_error(qp);
 			error = true;
 			wookie_flush_unfetched(qp);
 		}
@@ -482,7 +489,7 @@ void wookie_complete_done(struct wookie_qp *qp)
 		if (qp->sqd_notify)
 			wookie_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	}
-	if (error) {
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		wookie_flush_recv(qp);
 		if (qp->srq && !qp->last_wqe_reached) {
 			qp->last_wqe_reached = true;

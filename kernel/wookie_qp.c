@@ -141,6 +141,22 @@ void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
 	wookie_qp_kick(qp);
 }
 
+/* IBTA 10.3.1: a UC or UD send error stops only the send queue (SQE). */
+void wookie_qp_sq_error(struct wookie_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return;
+	}
+	qp->state = IB_QPS_SQE;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	wookie_ring_set_flags(&qp->sq, WOOKIE_RING_FLUSH, 0);
+	wookie_qp_kick(qp);
+}
+
 static enum hrtimer_restart wookie_qp_timer(struct hrtimer *timer)
 {
 	struct wookie_qp *qp = container_of(timer, struct wookie_qp, timer);
@@ -573,6 +589,8 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (qp->kind == WOOKIE_QP_KIND_UD)
 			qp->mtu_bytes = wookie_qp_mtu_bytes(qp, IB_MTU_4096);
 	}
+	if (cur == IB_QPS_SQE && new == IB_QPS_RTS)
+		wookie_ring_set_flags(&qp->sq, 0, WOOKIE_RING_FLUSH);
 	if (new == IB_QPS_SQD && cur != IB_QPS_SQD)
 		qp->sq_draining = true;
 	if (new == IB_QPS_RTS)
