@@ -59,7 +59,7 @@ rdma-core: setup
 	@scripts/rdma-core --full >/dev/null
 
 # Programs the VM tests run in the guest.
-VM_PROGS := $(BUILD)/vm-progs/uverbs_probe
+VM_PROGS := $(patsubst tests/vm/progs/%.cc,$(BUILD)/vm-progs/%,$(wildcard tests/vm/progs/*.cc))
 
 vm-progs: setup $(VM_PROGS)
 

@@ -165,6 +165,52 @@ wookie_vm_initramfs() {
 	echo "$img"
 }
 
+# wookie_vm_tsc_khz: print the host's TSC frequency in kHz, measured
+# against CLOCK_MONOTONIC (nothing if that fails).  Under TCG the guest's
+# TSC is the host's, but the guest calibrates it against an emulated PIT
+# or HPET, and on a busy host that goes wrong by up to 10x ("PIT
+# calibration deviates from HPET"): guest time then runs 10x fast and every
+# timeout in a test fires early.  vm-run passes the value as tsc_early_khz.
+wookie_vm_tsc_khz() {
+	local dir=$WOOKIE_BUILD/vm bin=$WOOKIE_BUILD/vm/tsc-khz
+	local src='
+#include <stdio.h>
+#include <time.h>
+#include <x86intrin.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(void)
+{
+	/* The median of three 50 ms windows: a preemption skews one. */
+	double r[3], t;
+	for (int i = 0; i < 3; i++) {
+		struct timespec d = { 0, 50000000 };
+		double t0 = now();
+		unsigned long long c0 = __rdtsc();
+		nanosleep(&d, NULL);
+		r[i] = (__rdtsc() - c0) / (now() - t0) / 1000;
+	}
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (r[j] < r[i])
+				t = r[i], r[i] = r[j], r[j] = t;
+	printf("%.0f\n", r[1]);
+	return 0;
+}'
+	case "$(uname -m)" in x86_64) ;; *) return 0 ;; esac
+	if [ ! -x "$bin" ] || [ "$(cat "$bin.src" 2>/dev/null)" != "$src" ]; then
+		mkdir -p "$dir"
+		printf '%s\n' "$src" | cc -O2 -x c -o "$bin.tmp" - 2>/dev/null || return 0
+		mv -f "$bin.tmp" "$bin"
+		printf '%s' "$src" >"$bin.src"
+	fi
+	"$bin" 2>/dev/null || true
+}
+
 # Does ELF file $1 have a PVH entry point (Xen note 18), so QEMU can
 # start it directly?
 wookie_vm_has_pvh() {

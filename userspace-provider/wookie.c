@@ -238,6 +238,11 @@ static void wookie_uninit_device(struct verbs_device *vdev)
 	free(to_wdev(&vdev->device));
 }
 
+/* No driver id or name to match: wookie devices match by sysfs attribute. */
+static const struct verbs_match_ent wookie_match_table[] = {
+	{},
+};
+
 static const struct verbs_device_ops wookie_dev_ops = {
 	.name = "wookie",
 	/*
@@ -247,6 +252,11 @@ static const struct verbs_device_ops wookie_dev_ops = {
 	 */
 	.match_min_abi_version = WOOKIE_ABI_VERSION,
 	.match_max_abi_version = WOOKIE_ABI_VERSION,
+	/*
+	 * libibverbs walks every provider's table for devices that report a
+	 * driver id (rxe, NICs) without checking for NULL: an empty one.
+	 */
+	.match_table = wookie_match_table,
 	.match_device = wookie_match_device,
 	.alloc_device = wookie_alloc_device,
 	.uninit_device = wookie_uninit_device,

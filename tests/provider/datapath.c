@@ -39,6 +39,14 @@ static struct ibv_mr *mr_a, *mr_b;
 static uint8_t buf_a[8192] __attribute__((aligned(64)));
 static uint8_t buf_b[8192] __attribute__((aligned(64)));
 
+/* The provider refuses posts before RTS; the fake kernel has no states. */
+static void to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
+
+	CHECK(!ibv_modify_qp(qp, &attr, IBV_QP_STATE), "modify_qp to RTS");
+}
+
 static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq,
 			      struct ibv_cq *rcq, struct ibv_srq *srq,
 			      uint32_t depth)
@@ -59,6 +67,8 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq,
 	struct ibv_qp *qp = ibv_create_qp(pd, &attr);
 
 	CHECK(qp, "create_qp: %s", strerror(errno));
+	if (qp)
+		to_rts(qp);
 	return qp;
 }
 
@@ -285,6 +295,7 @@ static void test_nowake(void)
 	CHECK(qp, "create_qp");
 	if (!qp)
 		return;
+	to_rts(qp);
 	while ((ret = ibv_post_send(qp, &wr, &bad)) == 0 && n < 100)
 		n++;
 	CHECK(ret == ENOMEM && bad == &wr, "full SQ: %s", strerror(ret));
@@ -356,6 +367,8 @@ static void test_ex(void)
 	qp_attr.send_ops_flags &= ~IBV_QP_EX_WITH_TSO;
 	qp = ibv_create_qp_ex(ctx, &qp_attr);
 	CHECK(qp, "create_qp_ex: %s", strerror(errno));
+	if (qp)
+		to_rts(qp);
 	peer = make_qp(IBV_QPT_RC, ibv_cq_ex_to_cq(cqx),
 		       ibv_cq_ex_to_cq(cqx), NULL, 8);
 	if (!qp || !peer)

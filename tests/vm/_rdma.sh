@@ -67,7 +67,7 @@ rdma_add() {
 # device, so its UDP port is free for the next user.
 rdma_del() {
 	rdma link delete "$1" || return 1
-	if ! ls /sys/class/infiniband 2>/dev/null | grep -q ^rxe; then
+	if ! compgen -G '/sys/class/infiniband/rxe*' >/dev/null; then
 		modprobe -r rdma_rxe 2>/dev/null || true
 	fi
 }

@@ -10,7 +10,7 @@ ok "add zz0 on vethA" rdma link add zz0 type wookie netdev vethA
 ok "rdma link show lists zz0" sh -c 'rdma link show zz0/1 | grep -q "netdev vethA"'
 ok "rdma dev show lists zz0" sh -c 'rdma dev show zz0 | grep -q "node_type ca"'
 equals "sysfs parent" vethA "$(cat /sys/class/infiniband/zz0/parent)"
-equals "sysfs ABI version" 1 "$(cat /sys/class/infiniband/zz0/wookie_abi_version)"
+equals "sysfs ABI version" "$(sed -n "s/^#define WOOKIE_ABI_VERSION \([0-9]*\)$/\1/p" "$WOOKIE_TOP/include/uapi/rdma/wookie-abi.h")" "$(cat /sys/class/infiniband/zz0/wookie_abi_version)"
 equals "node type" "1: CA" "$(cat /sys/class/infiniband/zz0/node_type)"
 equals "link layer" Ethernet "$(cat /sys/class/infiniband/zz0/ports/1/link_layer)"
 ok "port ACTIVE" wait_until 5 port_is zz0 "4: ACTIVE"

@@ -16,7 +16,8 @@
 rdma_setup
 pt=(-d "$RDMA_DEV" -x "$RDMA_GID" -F)
 t=300
-# The first and last rows of each result table.
+# The first and last rows of each result table (read by pair).
+# shellcheck disable=SC2034
 PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
 
 # -a: 23 sizes, 2 bytes to 8 MiB; 5 iterations each (perftest's minimum).

@@ -11,8 +11,8 @@
   rdma_core_suite.py compare BASE.json SUBJECT.json [--table FILE]
       Prints (and writes to FILE) a per-module table of both runs' counts,
       the tests that fail or err on SUBJECT but pass on BASE, the other
-      failures, and SUBJECT's skips outside vendor-only modules with their
-      reasons.  Exits 1 if SUBJECT regressed against BASE or has no
+      failures, the tests SUBJECT skips but BASE passes, and SUBJECT's
+      skips outside vendor-only modules with their reasons.  Exits 1 if SUBJECT regressed against BASE or has no
       results.
 """
 
@@ -51,11 +51,18 @@ def run(args):
     tests = SourceFileLoader(
         'tests', os.path.join(args.tests, '__init__.py')).load_module()
     suite = unittest.defaultTestLoader.loadTestsFromModule(tests)
-    Result.watchdog = 600
-    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
-                                     resultclass=Result).run(suite)
-    with open(args.json, 'w') as f:
-        json.dump(result.records, f, indent=1, sort_keys=True)
+    class Saving(Result):
+        """Rewrites FILE after every test: a crash keeps what ran."""
+        watchdog = 600
+
+        def stopTest(self, test):
+            super().stopTest(test)
+            with open(args.json + '.tmp', 'w') as f:
+                json.dump(self.records, f, indent=1, sort_keys=True)
+            os.replace(args.json + '.tmp', args.json)
+
+    unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
+                            resultclass=Saving).run(suite)
     return 0
 
 
@@ -127,6 +134,12 @@ def compare(args):
         out.append(f'{len(gained)} test(s) pass on {names[1]} but not on '
                    f'{names[0]}:')
         out += [f'  {t}' for t in gained]
+    skipped = sorted(t for t, r in subj.items() if r['outcome'] == 'skip' and
+                     base.get(t, {}).get('outcome') == 'ok')
+    if skipped:
+        out.append(f'{len(skipped)} test(s) skip on {names[1]} but pass on '
+                   f'{names[0]}:')
+        out += [f'  {t}: {subj[t].get("detail", "")}' for t in skipped]
     reasons = {}
     for t, r in subj.items():
         if r['outcome'] == 'skip' and not VENDOR_MODULE.match(module_of(t)):
