@@ -59,11 +59,17 @@ enum {
 	/* Sent by a requester / by a responder. */
 	WOOKIE_OPF_REQUEST = 1u << 8,
 	WOOKIE_OPF_RESPONSE = 1u << 9,
-	/* Position in its message; ONLY is FIRST | LAST. */
+	/*
+	 * Position in its message; ONLY is FIRST | LAST, and so is every
+	 * packet that is a whole message (READ request, atomics, ACKs).
+	 */
 	WOOKIE_OPF_FIRST = 1u << 10,
 	WOOKIE_OPF_MIDDLE = 1u << 11,
 	WOOKIE_OPF_LAST = 1u << 12,
-	/* The operation class. */
+	/*
+	 * The operation class; READ responses are READ, ATOMIC
+	 * ACKNOWLEDGE is ATOMIC, only ACKNOWLEDGE is ACK.
+	 */
 	WOOKIE_OPF_SEND = 1u << 13,
 	WOOKIE_OPF_WRITE = 1u << 14,
 	WOOKIE_OPF_READ = 1u << 15,
@@ -174,8 +180,8 @@ int wookie_hdrs_build(__u8 *buf, size_t cap, const struct wookie_hdrs *h);
  * Decode a packet of @len bytes starting with its BTH and ending with its
  * pad (no ICRC).  Fills @h, including flags, hdr_len and payload_len.
  * Returns 0, or -EINVAL for anything malformed: an invalid opcode, TVer
- * not 0, a packet shorter than its headers and pad, payload on an opcode
- * that carries none, a READ request whose pad is not 0.
+ * not 0, a packet shorter than its headers and pad or whose length is not
+ * a multiple of 4, payload or pad on an opcode that carries none.
  */
 int wookie_hdrs_parse(const __u8 *buf, size_t len, struct wookie_hdrs *h);
 
