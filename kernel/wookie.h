@@ -170,7 +170,7 @@ struct wookie_av {
 	/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
 	u8 network_type;
 	u8 dmac[ETH_ALEN];
-	/* dgid is an address of this device (set by the engine's users). */
+	/* dgid is an address of this device (wookie_av_from_attr). */
 	bool local;
 };
 
@@ -560,6 +560,16 @@ int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
 void wookie_ring_free(struct wookie_ring *ring);
 void wookie_ring_info(const struct wookie_ring *ring,
 		      struct wookie_ring_info *info);
+/* Attempts at updating a word user space may be rewriting at that time. */
+#define WOOKIE_CMPXCHG_TRIES 16
+/*
+ * Set and clear bits of a header word user space may be rewriting: a
+ * bounded cmpxchg loop, so a user that keeps rewriting it only loses the
+ * (advisory) bits, and never keeps the kernel spinning.
+ */
+void wookie_word_update(u32 *word, u32 set, u32 clear);
+/* wookie_word_update() on the ring's flags; nothing for no ring. */
+void wookie_ring_set_flags(struct wookie_ring *ring, u32 set, u32 clear);
 
 /* wookie_mr.c: memory regions and windows */
 struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -585,6 +595,16 @@ struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 				 struct ib_pd *pd, u32 qp_num,
 				 enum wookie_mem_use use, u64 va, u64 len);
 void wookie_mr_put(struct wookie_mr *mr);
+/*
+ * Copy @len bytes between @buf and the memory of an SGE list, starting
+ * @offset bytes into it, each SGE's lkey checked (for @pd and @qp_num) for
+ * the bytes it takes; @to_sges writes the SGEs' memory.  Returns
+ * IB_WC_SUCCESS, IB_WC_LOC_PROT_ERR, or IB_WC_LOC_LEN_ERR when the SGEs
+ * hold less than @offset + @len bytes.
+ */
+int wookie_sge_copy(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		    u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		    void *buf, u32 len, bool to_sges);
 /* Copy between an MR (range already checked) and a kernel buffer. */
 void wookie_mr_copy_to(struct wookie_mr *mr, u64 va, const void *src,
 		       u64 len);
@@ -697,6 +717,47 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 bool wookie_gid_is_local(struct wookie_dev *wdev, const union ib_gid *gid);
 
 /* wookie_req.c, wookie_comp.c, wookie_resp.c: the engine */
+/* The BTH transport of a QP kind. */
+static inline u8 wookie_transport_of(enum wookie_qp_kind kind)
+{
+	switch (kind) {
+	case WOOKIE_QP_KIND_UC:
+		return WOOKIE_TRANSPORT_UC;
+	case WOOKIE_QP_KIND_UD:
+		return WOOKIE_TRANSPORT_UD;
+	default:
+		return WOOKIE_TRANSPORT_RC;
+	}
+}
+
+static inline bool wookie_is_rd_atomic(u8 wr_opcode)
+{
+	return wr_opcode == WOOKIE_WR_RDMA_READ ||
+	       wr_opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The kernel's copy of SQ slot @index. */
+static inline struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp,
+						  u32 index)
+{
+	return &qp->swqe[index & (qp->sq.num_entries - 1)];
+}
+
+/*
+ * A WQE is done with @status; the completer reports it in SQ order.  A
+ * READ or atomic that was sent gives its credit back.
+ */
+static inline void wookie_wqe_finish(struct wookie_qp *qp,
+				     struct wookie_send_wqe *wqe, u8 status)
+{
+	if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
+	    (wqe->state == WOOKIE_WQE_SENDING || wqe->state == WOOKIE_WQE_SENT))
+		qp->req.rd_atomic_inflight--;
+	wqe->state = WOOKIE_WQE_DONE;
+	wqe->status = status;
+}
+
 /* wookie_qp.c: a QP's engine pass (completer, responder, requester). */
 void wookie_qp_work(struct work_struct *work);
 /* Requester: send what the SQ holds; false when it must run again. */

@@ -52,6 +52,8 @@ int wookie_av_from_attr(struct wookie_dev *wdev, struct wookie_av *av,
 	av->sl = rdma_ah_get_sl(attr);
 	av->network_type = net_type;
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	/* Once here rather than per packet or WQE. */
+	av->local = wookie_gid_is_local(wdev, &av->dgid);
 	return 0;
 }
 

@@ -7,28 +7,6 @@
  */
 #include "wookie.h"
 
-static bool wookie_is_rd_atomic(u8 opcode)
-{
-	return opcode == WOOKIE_WR_RDMA_READ ||
-	       opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp, u32 index)
-{
-	return &qp->swqe[index & (qp->sq.num_entries - 1)];
-}
-
-static void wookie_wqe_finish(struct wookie_qp *qp,
-			      struct wookie_send_wqe *wqe, u8 status)
-{
-	if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
-	    (wqe->state == WOOKIE_WQE_SENDING || wqe->state == WOOKIE_WQE_SENT))
-		qp->req.rd_atomic_inflight--;
-	wqe->state = WOOKIE_WQE_DONE;
-	wqe->status = status;
-}
-
 /* One past the last WQE with packets out: the requester's, if started. */
 static u32 wookie_sent_end(struct wookie_qp *qp)
 {
@@ -120,31 +98,9 @@ static void wookie_progress(struct wookie_qp *qp)
 static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			  u64 offset, const u8 *src, u32 len)
 {
-	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
-	unsigned int i;
-
-	for (i = 0; i < wqe->sqe.num_sge && len; i++) {
-		const struct wookie_sge *sge = &wqe->sge[i];
-		struct wookie_mr *mr;
-		u32 chunk;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		chunk = min_t(u64, sge->length - offset, len);
-		mr = wookie_mem_get(wdev, sge->lkey, qp->ibqp.pd,
-				    qp->ibqp.qp_num, WOOKIE_MEM_LOCAL_WRITE,
-				    sge->addr + offset, chunk);
-		if (IS_ERR(mr))
-			return IB_WC_LOC_PROT_ERR;
-		wookie_mr_copy_to(mr, sge->addr + offset, src, chunk);
-		wookie_mr_put(mr);
-		src += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	return wookie_sge_copy(to_wookie_dev(qp->ibqp.device), wqe->sge,
+			       wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
+			       offset, (void *)src, len, true);
 }
 
 static void wookie_read_response(struct wookie_qp *qp,
@@ -359,7 +315,8 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 		return;
 	deadline = ktime_add_us(qp->comp.last_progress, usec);
 	if (ktime_before(ktime_get(), deadline)) {
-		if (!qp->destroying)
+		/* An armed timer fires no later: it re-checks then. */
+		if (!qp->destroying && !hrtimer_active(&qp->timer))
 			hrtimer_start(&qp->timer,
 				      ktime_sub(deadline, ktime_get()),
 				      HRTIMER_MODE_REL);

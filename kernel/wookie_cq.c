@@ -13,27 +13,6 @@
 
 /* CQEs poll_cq copies out per lock hold; converted with the lock dropped. */
 #define WOOKIE_POLL_BATCH 8
-/* Attempts at updating a word user space may be rewriting at that time. */
-#define WOOKIE_CMPXCHG_TRIES 16
-
-/*
- * Set status bits in a user-writable header word.  A user space that keeps
- * rewriting the word can make this give up: the bits are advice to it.
- */
-static void wookie_word_set_bits(u32 *word, u32 bits)
-{
-	u32 old = READ_ONCE(*word);
-	int i;
-
-	for (i = 0; i < WOOKIE_CMPXCHG_TRIES; i++) {
-		u32 seen = cmpxchg(word, old, old | bits);
-
-		if (seen == old)
-			return;
-		old = seen;
-	}
-}
-
 static bool wookie_cq_fires(bool next, bool sol, bool solicited,
 			    const struct wookie_cqe *cqe)
 {
@@ -378,7 +357,7 @@ int wookie_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		arm |= WOOKIE_CQ_ARM_SOLICITED;
 	spin_lock_irqsave(&cq->lock, irqflags);
 	hdr = cq->ring.hdr;
-	wookie_word_set_bits(&hdr->arm, arm);
+	wookie_word_update(&hdr->arm, arm, 0);
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
 		/* Pairs with the barrier of wookie_cq_post(). */
 		smp_mb();
@@ -410,7 +389,7 @@ int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
 	if (cq->producer - consumer >= cq->ring.num_entries) {
 		cq->error = true;
 		if (cq->user)
-			wookie_word_set_bits(&hdr->flags, WOOKIE_RING_ERROR);
+			wookie_word_update(&hdr->flags, WOOKIE_RING_ERROR, 0);
 		overflow = true;
 		err = -ENOSPC;
 		goto unlock;

@@ -1102,6 +1102,40 @@ static void wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
 }
 
 /* The to-MR direction only reads @buf. */
+int wookie_sge_copy(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		    u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		    void *buf, u32 len, bool to_sges)
+{
+	enum wookie_mem_use use = to_sges ? WOOKIE_MEM_LOCAL_WRITE :
+					    WOOKIE_MEM_LOCAL_READ;
+	u8 *p = buf;
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++, sge++) {
+		struct wookie_mr *mr;
+		u32 n;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		n = min_t(u64, sge->length - offset, len);
+		mr = wookie_mem_get(wdev, sge->lkey, pd, qp_num, use,
+				    sge->addr + offset, n);
+		if (IS_ERR(mr))
+			return IB_WC_LOC_PROT_ERR;
+		if (to_sges)
+			wookie_mr_copy_to(mr, sge->addr + offset, p, n);
+		else
+			wookie_mr_copy_from(mr, sge->addr + offset, p, n);
+		wookie_mr_put(mr);
+		p += n;
+		len -= n;
+		offset = 0;
+	}
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
 void wookie_mr_copy_to(struct wookie_mr *mr, u64 va, const void *src,
 		       u64 len)
 {

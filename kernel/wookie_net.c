@@ -60,19 +60,6 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 	return pkt;
 }
 
-/* The BTH transport a QP of this kind receives. */
-static u8 wookie_transport_of(enum wookie_qp_kind kind)
-{
-	switch (kind) {
-	case WOOKIE_QP_KIND_UC:
-		return WOOKIE_TRANSPORT_UC;
-	case WOOKIE_QP_KIND_UD:
-		return WOOKIE_TRANSPORT_UD;
-	default:
-		return WOOKIE_TRANSPORT_RC;
-	}
-}
-
 /* Queue a packet on its QP, as the receive path of the wire will. */
 static void wookie_net_receive(struct wookie_dev *wdev,
 			       struct wookie_pkt *pkt)

@@ -114,13 +114,6 @@ void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
-static void wookie_ring_set_flags(struct wookie_ring *ring, u32 set, u32 clear)
-{
-	if (!ring->hdr)
-		return;
-	WRITE_ONCE(ring->hdr->flags, (READ_ONCE(ring->hdr->flags) | set) & ~clear);
-}
-
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
 {
 	unsigned long flags;
@@ -492,11 +485,8 @@ static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
-	if (mask & IB_QP_AV) {
+	if (mask & IB_QP_AV)
 		qp->av = *av;
-		qp->av.local = wookie_gid_is_local(to_wookie_dev(qp->ibqp.device),
-						   &av->dgid);
-	}
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)

@@ -8,33 +8,10 @@
  */
 #include "wookie.h"
 
-static bool wookie_is_rd_atomic(u8 opcode)
-{
-	return opcode == WOOKIE_WR_RDMA_READ ||
-	       opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool wookie_is_local_op(u8 opcode)
 {
 	return opcode == WOOKIE_WR_LOCAL_INV || opcode == WOOKIE_WR_BIND_MW ||
 	       opcode == WOOKIE_WR_REG_MR;
-}
-
-static struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp, u32 index)
-{
-	return &qp->swqe[index & (qp->sq.num_entries - 1)];
-}
-
-/* Finish a WQE; the completer reports it in SQ order. */
-static void wookie_wqe_done(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
-			    u8 status)
-{
-	if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
-	    (wqe->state == WOOKIE_WQE_SENDING || wqe->state == WOOKIE_WQE_SENT))
-		qp->req.rd_atomic_inflight--;
-	wqe->state = WOOKIE_WQE_DONE;
-	wqe->status = status;
 }
 
 /*
@@ -76,17 +53,14 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	err = wookie_sqe_check(&wqe->sqe, &qp->sq_limits, qp->mtu_bytes,
 			       &wqe->total_len);
 	if (err) {
-		wookie_wqe_done(qp, wqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+		wookie_wqe_finish(qp, wqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 							   IB_WC_LOC_QP_OP_ERR);
 		return 0;
 	}
 	if (qp->kind == WOOKIE_QP_KIND_UD) {
 		if (wookie_ah_lookup(wdev, wqe->sqe.ud.ah_num, qp->ibqp.pd,
-				     &wqe->av)) {
-			wookie_wqe_done(qp, wqe, IB_WC_LOC_QP_OP_ERR);
-			return 0;
-		}
-		wqe->av.local = wookie_gid_is_local(wdev, &wqe->av.dgid);
+				     &wqe->av))
+			wookie_wqe_finish(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 	}
 	return 0;
 }
@@ -95,35 +69,13 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			 u64 offset, u8 *dst, u32 len)
 {
-	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
-	unsigned int i;
-
 	if (wqe->sqe.flags & WOOKIE_WQE_INLINE) {
 		memcpy(dst, wqe->inline_data + offset, len);
 		return IB_WC_SUCCESS;
 	}
-	for (i = 0; i < wqe->sqe.num_sge && len; i++) {
-		const struct wookie_sge *sge = &wqe->sge[i];
-		struct wookie_mr *mr;
-		u32 chunk;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		chunk = min_t(u64, sge->length - offset, len);
-		mr = wookie_mem_get(wdev, sge->lkey, qp->ibqp.pd,
-				    qp->ibqp.qp_num, WOOKIE_MEM_LOCAL_READ,
-				    sge->addr + offset, chunk);
-		if (IS_ERR(mr))
-			return IB_WC_LOC_PROT_ERR;
-		wookie_mr_copy_from(mr, sge->addr + offset, dst, chunk);
-		wookie_mr_put(mr);
-		dst += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	return wookie_sge_copy(to_wookie_dev(qp->ibqp.device), wqe->sge,
+			       wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
+			       offset, dst, len, false);
 }
 
 static u8 wookie_send_opcode(u8 wr_opcode, bool first, bool last)
@@ -155,18 +107,6 @@ static u8 wookie_write_opcode(u8 wr_opcode, bool first, bool last)
 	return imm ? WOOKIE_OP_WRITE_LAST_IMM : WOOKIE_OP_WRITE_LAST;
 }
 
-static u8 wookie_transport(struct wookie_qp *qp)
-{
-	switch (qp->kind) {
-	case WOOKIE_QP_KIND_UC:
-		return WOOKIE_TRANSPORT_UC;
-	case WOOKIE_QP_KIND_UD:
-		return WOOKIE_TRANSPORT_UD;
-	default:
-		return WOOKIE_TRANSPORT_RC;
-	}
-}
-
 /* One packet of a SEND or RDMA WRITE. */
 static int wookie_send_data_packet(struct wookie_qp *qp,
 				   struct wookie_send_wqe *wqe)
@@ -186,7 +126,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 
 	op = write ? wookie_write_opcode(sqe->opcode, first, last) :
 		     wookie_send_opcode(sqe->opcode, first, last);
-	h.bth.opcode = wookie_transport(qp) | op;
+	h.bth.opcode = wookie_transport_of(qp->kind) | op;
 	h.bth.psn = qp->req.psn;
 	h.bth.dest_qp = qp->dest_qp_num;
 	if (last && (sqe->flags & WOOKIE_WQE_SOLICITED))
@@ -221,7 +161,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 			       pkt->data + pkt->hdrs.hdr_len, len);
 	if (status != IB_WC_SUCCESS) {
 		wookie_pkt_free(pkt);
-		wookie_wqe_done(qp, wqe, status);
+		wookie_wqe_finish(qp, wqe, status);
 		qp->req.index++;
 		return 0;
 	}
@@ -237,7 +177,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		if (qp->kind == WOOKIE_QP_KIND_RC)
 			wqe->state = WOOKIE_WQE_SENT;
 		else
-			wookie_wqe_done(qp, wqe, IB_WC_SUCCESS);
+			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
 	}
 	wookie_net_xmit(qp, av, pkt);
 	return 0;
@@ -308,7 +248,7 @@ static void wookie_do_local_op(struct wookie_qp *qp,
 		status = wookie_fast_reg_mr(qp, &wqe->sqe);
 		break;
 	}
-	wookie_wqe_done(qp, wqe, status);
+	wookie_wqe_finish(qp, wqe, status);
 }
 
 /* Arm the ACK timer for what is outstanding, if the QP has one. */
@@ -349,9 +289,8 @@ bool wookie_requester(struct wookie_qp *qp)
 			if (err == -ENOENT)
 				break;
 			if (err) {
-				WRITE_ONCE(qp->sq.hdr->flags,
-					   READ_ONCE(qp->sq.hdr->flags) |
-					   WOOKIE_RING_ERROR);
+				wookie_ring_set_flags(&qp->sq,
+						      WOOKIE_RING_ERROR, 0);
 				wookie_qp_error(qp, IB_EVENT_QP_FATAL);
 				return true;
 			}

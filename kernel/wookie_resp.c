@@ -263,35 +263,11 @@ static enum ib_wc_status resp_place(struct wookie_qp *qp, u64 offset,
 				    const void *src, u32 len)
 {
 	const struct wookie_recv_wqe *rqe = &qp->resp.rqe;
-	u32 num_sge = min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE);
-	struct wookie_dev *wdev = resp_wdev(qp);
-	struct ib_pd *pd = resp_recv_pd(qp);
-	u32 i;
 
-	if (offset + len > rqe->total_len)
-		return IB_WC_LOC_LEN_ERR;
-	for (i = 0; i < num_sge && len; i++) {
-		const struct wookie_sge *sge = &rqe->sge[i];
-		struct wookie_mr *mr;
-		u32 n;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		n = min_t(u64, sge->length - offset, len);
-		mr = wookie_mem_get(wdev, sge->lkey, pd, qp->ibqp.qp_num,
-				    WOOKIE_MEM_LOCAL_WRITE, sge->addr + offset, n);
-		if (IS_ERR(mr))
-			return IB_WC_LOC_PROT_ERR;
-		wookie_mr_copy_to(mr, sge->addr + offset, src, n);
-		wookie_mr_put(mr);
-		src += n;
-		len -= n;
-		offset = 0;
-	}
-	/* total_len is the SGEs' sum: bytes left over mean it was not. */
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	return wookie_sge_copy(resp_wdev(qp), rqe->sge,
+			       min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE),
+			       resp_recv_pd(qp), qp->ibqp.qp_num, offset,
+			       (void *)src, len, true);
 }
 
 static void resp_flush_one(struct wookie_qp *qp, u64 wr_id, int *err)
@@ -975,24 +951,12 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 static bool resp_accepts(struct wookie_qp *qp, const struct wookie_pkt *pkt)
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
-	u8 transport;
 
+	/* Delivery matched the transport to the QP and sorted out responses. */
 	if (!resp_state_ok(qp) || !(h->flags & WOOKIE_OPF_REQUEST))
 		return false;
-	switch (qp->kind) {
-	case WOOKIE_QP_KIND_RC:
-		transport = WOOKIE_TRANSPORT_RC;
-		break;
-	case WOOKIE_QP_KIND_UC:
-		transport = WOOKIE_TRANSPORT_UC;
-		break;
-	default:
-		return (h->bth.opcode & WOOKIE_TRANSPORT_MASK) ==
-		       WOOKIE_TRANSPORT_UD;
-	}
 	/* RC and UC packet sizes are checked against the path MTU. */
-	return (h->bth.opcode & WOOKIE_TRANSPORT_MASK) == transport &&
-	       qp->mtu_bytes;
+	return qp->kind == WOOKIE_QP_KIND_UD || qp->mtu_bytes;
 }
 
 static void resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)

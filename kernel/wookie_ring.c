@@ -75,3 +75,23 @@ void wookie_ring_info(const struct wookie_ring *ring,
 	info->num_entries = ring->num_entries;
 	info->stride = ring->stride;
 }
+
+void wookie_word_update(u32 *word, u32 set, u32 clear)
+{
+	u32 old = READ_ONCE(*word);
+	int i;
+
+	for (i = 0; i < WOOKIE_CMPXCHG_TRIES; i++) {
+		u32 seen = cmpxchg(word, old, (old | set) & ~clear);
+
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
+void wookie_ring_set_flags(struct wookie_ring *ring, u32 set, u32 clear)
+{
+	if (ring->hdr)
+		wookie_word_update(&ring->hdr->flags, set, clear);
+}

@@ -9,32 +9,11 @@
 
 #include "wookie.h"
 
-/* Attempts at updating a word user space may be rewriting at that time. */
-#define WOOKIE_CMPXCHG_TRIES 16
-
 /* A receive WQE with room for the most SGEs, as one contiguous copy. */
 struct wookie_rqe_copy {
 	struct wookie_rqe rqe;
 	struct wookie_sge sge[WOOKIE_MAX_SGE];
 };
-
-/*
- * Set status bits in a user-writable header word.  A user space that keeps
- * rewriting the word can make this give up: the bits are advice to it.
- */
-static void wookie_word_set_bits(u32 *word, u32 bits)
-{
-	u32 old = READ_ONCE(*word);
-	int i;
-
-	for (i = 0; i < WOOKIE_CMPXCHG_TRIES; i++) {
-		u32 seen = cmpxchg(word, old, old | bits);
-
-		if (seen == old)
-			return;
-		old = seen;
-	}
-}
 
 /* SGEs a slot of @stride bytes holds, at most WOOKIE_MAX_SGE. */
 static u32 wookie_rq_slot_sges(u32 stride)
@@ -57,7 +36,7 @@ int wookie_rq_pop(struct wookie_ring *ring, u32 *consumer, u32 max_sge,
 	/* Acquire: the slot is read only after the index that covers it. */
 	producer = smp_load_acquire(&hdr->producer);
 	if (!wookie_ring_sane(producer, *consumer, ring->num_entries)) {
-		wookie_word_set_bits(&hdr->flags, WOOKIE_RING_ERROR);
+		wookie_word_update(&hdr->flags, WOOKIE_RING_ERROR, 0);
 		return -EIO;
 	}
 	if (producer == *consumer)
