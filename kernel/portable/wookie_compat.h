@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #ifdef __KERNEL__
+#include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #else

@@ -7,12 +7,14 @@
 #define WOOKIE_UNIT_PORTABLE_H
 
 extern "C" {
+#include "wookie_icrc.h"
 #include "wookie_link.h"
 #include "wookie_queue.h"
 #include "wookie_wire.h"
 }
 
 #include "c_shims.h"
+#include "wookie_icrc_vectors.h"
 #include "wookie_link_vectors.h"
 #include "wookie_wire_vectors.h"
 
