@@ -74,12 +74,26 @@ struct wookie_dev {
 	/* Held from allocation to dealloc_driver. */
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
-	/* Entry in wookie_devices, under wookie_devices_lock. */
+	/*
+	 * The netdev's namespace, fixed for the device's life: a netdev
+	 * that changes namespace unregisters first, and so does the device.
+	 */
+	struct net *net;
+	/* Entry in its namespace's device list (wookie_net.c), under RCU. */
+	struct list_head net_list;
+	bool net_attached;
+	/*
+	 * Entry in wookie_devices, under wookie_devices_lock, from
+	 * allocation until the module reaps it after dealloc_driver; the
+	 * list holds a reference to the ib_device's memory.
+	 */
 	struct list_head list;
 	/* Under wookie_devices_lock: ib_register_device() has succeeded... */
 	bool registered;
-	/* ... and an unregistration has been queued. */
+	/* ... and an unregistration has been queued... */
 	bool unregister_queued;
+	/* ... and dealloc_driver has run: only the memory is left. */
+	bool dealloced;
 	/* Last port state reported with an event, under wookie_devices_lock. */
 	int port_state;
 	atomic_t num_ucontext;
@@ -113,7 +127,10 @@ struct wookie_dev {
 	atomic64_t rx_bad_qkey;
 	atomic64_t rx_bad_pkey;
 	atomic64_t rx_qp_busy;
+	atomic64_t rx_bad_icrc;
 	atomic64_t tx_no_route;
+	/* Packets handed to the IP layer. */
+	atomic64_t tx_packets;
 };
 
 #define WOOKIE_KEY_TAG_MR 0
@@ -284,21 +301,31 @@ struct wookie_recv_wqe {
 };
 
 /*
- * A packet between two QPs: the transport headers from the BTH on, the
- * payload and pad, as they are on the wire (no ICRC), with the network
- * header's addressing kept beside them.
+ * A packet between two QPs.  Its bytes are an sk_buff's linear data: the
+ * transport headers from the BTH on, the payload and the pad, exactly as
+ * they travel in the UDP datagram, with room in front for the UDP, IP and
+ * link headers and behind for the ICRC.  The same buffer is sent on the
+ * wire or handed to a QP of the same device.
  */
 struct wookie_pkt {
 	struct list_head list;
-	/* IP source and destination, and which IP version carried them. */
+	struct sk_buff *skb;
+	/* The BTH in skb's data; len bytes up to the end of the pad. */
+	u8 *data;
+	u32 len;
+	/*
+	 * The network header as received (or, between QPs of one device,
+	 * as the sender's address vector would have written it).
+	 */
 	union ib_gid sgid;
 	union ib_gid dgid;
+	/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
 	u8 network_type;
-	/* The receiving side's decode of data[]. */
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	/* The receiving side's decode of data. */
 	struct wookie_hdrs hdrs;
-	u32 len;
-	u32 cap;
-	u8 data[];
 };
 
 /* Progress of a send WQE in the requester and completer. */
@@ -539,7 +566,7 @@ to_wookie_mmap_entry(struct rdma_user_mmap_entry *rdma)
 }
 
 /* wookie_main.c: the device list */
-void wookie_device_list_remove(struct wookie_dev *wdev);
+void wookie_device_dealloced(struct wookie_dev *wdev);
 
 /* wookie_device.c: registration and queries */
 struct wookie_dev *wookie_device_alloc(struct net_device *ndev);
@@ -695,8 +722,17 @@ void wookie_qp_kick(struct wookie_qp *qp);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
 
-/* wookie_net.c: packets between QPs */
-struct wookie_pkt *wookie_pkt_alloc(u32 payload_len, gfp_t gfp);
+/* wookie_pkt.c: packets, and their delivery to a QP */
+int wookie_pkt_cache_init(void);
+void wookie_pkt_cache_exit(void);
+/*
+ * A packet of @len bytes from the BTH to the end of the pad, with room
+ * for the headers in front of it and the ICRC behind.  NULL on failure.
+ */
+struct wookie_pkt *wookie_pkt_alloc(struct wookie_dev *wdev, u32 len,
+				    gfp_t gfp);
+/* A packet around @skb, whose data holds @len bytes from the BTH on. */
+struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp);
 void wookie_pkt_free(struct wookie_pkt *pkt);
 /*
  * Allocate a packet and write the headers of @h into it (P_Key, TVer and
@@ -707,14 +743,38 @@ void wookie_pkt_free(struct wookie_pkt *pkt);
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 				    struct wookie_hdrs *h, u32 payload_len);
 /*
+ * Check a received packet (pkt->data, pkt->len and its network fields)
+ * and queue it on its QP.  Returns the QP, with a reference, for the
+ * caller to run or kick and put; NULL when the packet was dropped (and
+ * freed and counted).
+ */
+struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
+				     struct wookie_pkt *pkt);
+/*
  * Hand a packet built by @qp to its destination (it owns @pkt from now):
- * @av says where, the BTH which QP.  Malformed or undeliverable packets
- * are dropped and counted.
+ * @av says where, the BTH which QP.  A QP of the same device gets it
+ * directly, anything else through the UDP tunnel.  Malformed or
+ * undeliverable packets are dropped and counted.
  */
 void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 		     struct wookie_pkt *pkt);
 /* Is @gid one of this device's RoCEv2 addresses? */
 bool wookie_gid_is_local(struct wookie_dev *wdev, const union ib_gid *gid);
+
+/* wookie_net.c: RoCEv2 in UDP, one tunnel socket per network namespace */
+int wookie_net_init(void);
+void wookie_net_exit(void);
+/*
+ * Make @wdev reachable from the wire of its netdev's namespace, opening
+ * the namespace's UDP sockets if it is the first device there.  A port
+ * taken by another driver (rdma_rxe) leaves the device local-only.
+ */
+int wookie_net_attach(struct wookie_dev *wdev, const char *name);
+/* Undo wookie_net_attach(); nothing if it did not succeed. */
+void wookie_net_detach(struct wookie_dev *wdev);
+/* Send @pkt, built by @qp, to @av over UDP; the tunnel owns it from now. */
+void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
+		     struct wookie_pkt *pkt);
 
 /* wookie_req.c, wookie_comp.c, wookie_resp.c: the engine */
 /* The BTH transport of a QP kind. */

@@ -130,13 +130,14 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibdev);
 
-	wookie_device_list_remove(wdev);
+	wookie_net_detach(wdev);
 	if (wdev->wq)
 		destroy_workqueue(wdev->wq);
 	xa_destroy(&wdev->keys);
 	xa_destroy(&wdev->qps);
 	xa_destroy(&wdev->ahs);
 	netdev_put(wdev->ndev, &wdev->ndev_tracker);
+	wookie_device_dealloced(wdev);
 }
 
 static ssize_t parent_show(struct device *device,
@@ -242,7 +243,9 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	spin_lock_init(&wdev->atomic_lock);
 	wdev->ndev = ndev;
 	netdev_hold(ndev, &wdev->ndev_tracker, GFP_KERNEL);
+	wdev->net = dev_net(ndev);
 	INIT_LIST_HEAD(&wdev->list);
+	INIT_LIST_HEAD(&wdev->net_list);
 	atomic_set(&wdev->num_ucontext, 0);
 	atomic_set(&wdev->num_pd, 0);
 	atomic_set(&wdev->num_ah, 0);
@@ -282,6 +285,9 @@ int wookie_device_register(struct wookie_dev *wdev, const char *name)
 	int err;
 
 	err = ib_device_set_netdev(&wdev->ibdev, wdev->ndev, 1);
+	if (err)
+		return err;
+	err = wookie_net_attach(wdev, name);
 	if (err)
 		return err;
 	return ib_register_device(&wdev->ibdev, name, NULL);

@@ -22,26 +22,77 @@ MODULE_DESCRIPTION("wookie: software RoCEv2 device with a user-space data path")
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_VERSION(WOOKIE_VERSION);
 
-/* Lock order: rtnl_lock, then wookie_devices_lock. */
+/*
+ * Lock order: rtnl_lock, then wookie_devices_lock.  A device stays listed
+ * (with a reference to its memory) past dealloc_driver, until
+ * wookie_reap() has seen ib_core finish unregistering it: module unload
+ * then knows that no unregistration still runs this module's code.
+ */
 static LIST_HEAD(wookie_devices);
 static DEFINE_MUTEX(wookie_devices_lock);
 
+/* The live device on @ndev, if any. */
 static struct wookie_dev *wookie_find_by_netdev(struct net_device *ndev)
 {
 	struct wookie_dev *wdev;
 
 	lockdep_assert_held(&wookie_devices_lock);
 	list_for_each_entry(wdev, &wookie_devices, list)
-		if (wdev->ndev == ndev)
+		if (!wdev->dealloced && wdev->ndev == ndev)
 			return wdev;
 	return NULL;
 }
 
-void wookie_device_list_remove(struct wookie_dev *wdev)
+static void wookie_device_list_add(struct wookie_dev *wdev)
+{
+	lockdep_assert_held(&wookie_devices_lock);
+	get_device(&wdev->ibdev.dev);
+	list_add_tail(&wdev->list, &wookie_devices);
+}
+
+/*
+ * Drop a device from the list once ib_core is done with it: an
+ * unregistration in progress (which called dealloc_driver) holds the
+ * device's unregistration lock until it has left our code, and
+ * ib_unregister_device() takes that lock (and does nothing more for a
+ * device already unregistered).
+ */
+static void wookie_device_unlist(struct wookie_dev *wdev)
+{
+	if (wdev->registered)
+		ib_unregister_device(&wdev->ibdev);
+	put_device(&wdev->ibdev.dev);
+}
+
+static void wookie_reap(struct work_struct *work)
+{
+	struct wookie_dev *wdev, *found;
+
+	do {
+		found = NULL;
+		mutex_lock(&wookie_devices_lock);
+		list_for_each_entry(wdev, &wookie_devices, list) {
+			if (wdev->dealloced) {
+				found = wdev;
+				list_del_init(&wdev->list);
+				break;
+			}
+		}
+		mutex_unlock(&wookie_devices_lock);
+		if (found)
+			wookie_device_unlist(found);
+	} while (found);
+}
+
+static DECLARE_WORK(wookie_reap_work, wookie_reap);
+
+/* dealloc_driver has run: only the memory is left, for the reaper. */
+void wookie_device_dealloced(struct wookie_dev *wdev)
 {
 	mutex_lock(&wookie_devices_lock);
-	list_del_init(&wdev->list);
+	wdev->dealloced = true;
 	mutex_unlock(&wookie_devices_lock);
+	schedule_work(&wookie_reap_work);
 }
 
 /* Called with wookie_devices_lock held, at most once per device. */
@@ -102,7 +153,7 @@ static int wookie_newlink(const char *ibdev_name, struct net_device *ndev)
 		ib_dealloc_device(&wdev->ibdev);
 		return -EEXIST;
 	}
-	list_add_tail(&wdev->list, &wookie_devices);
+	wookie_device_list_add(wdev);
 	mutex_unlock(&wookie_devices_lock);
 
 	err = wookie_device_register(wdev, ibdev_name);
@@ -169,9 +220,8 @@ static struct notifier_block wookie_netdev_notifier = {
 };
 
 /*
- * Unregister every device still listed.  The reference keeps the memory
- * while ib_core unregisters it, possibly racing a queued unregistration;
- * either way dealloc_driver unlists it before ib_unregister_device returns.
+ * Unregister every device still listed, and wait for unregistrations
+ * already under way (see wookie_device_unlist()).
  */
 static void wookie_remove_all(void)
 {
@@ -182,26 +232,39 @@ static void wookie_remove_all(void)
 		wdev = list_first_entry_or_null(&wookie_devices,
 						struct wookie_dev, list);
 		if (wdev)
-			get_device(&wdev->ibdev.dev);
+			list_del_init(&wdev->list);
 		mutex_unlock(&wookie_devices_lock);
 		if (!wdev)
 			break;
-		ib_unregister_device(&wdev->ibdev);
-		put_device(&wdev->ibdev.dev);
+		wookie_device_unlist(wdev);
 	}
+	/* A reaper that took a device before us is done with it after this. */
+	flush_work(&wookie_reap_work);
 }
 
 static int __init wookie_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&wookie_netdev_notifier);
+	err = wookie_pkt_cache_init();
 	if (err)
 		return err;
+	err = wookie_net_init();
+	if (err)
+		goto err_cache;
+	err = register_netdevice_notifier(&wookie_netdev_notifier);
+	if (err)
+		goto err_net;
 	rdma_link_register(&wookie_link_ops);
 	pr_info("%s: loaded, ABI version %u\n", WOOKIE_DRV_NAME,
 		WOOKIE_ABI_VERSION);
 	return 0;
+
+err_net:
+	wookie_net_exit();
+err_cache:
+	wookie_pkt_cache_exit();
+	return err;
 }
 
 static void __exit wookie_exit(void)
@@ -211,6 +274,9 @@ static void __exit wookie_exit(void)
 	/* No new queued unregistrations. */
 	unregister_netdevice_notifier(&wookie_netdev_notifier);
 	wookie_remove_all();
+	/* Every namespace's sockets went with its last device. */
+	wookie_net_exit();
+	wookie_pkt_cache_exit();
 	pr_info("%s: unloaded\n", WOOKIE_DRV_NAME);
 }
 

@@ -858,8 +858,9 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 
 /*
  * The network header a UD receive buffer starts with: a GRH-sized area
- * holding the IPv6 header, or the IPv4 header in its last 20 bytes.  Hop
- * limit and traffic class are not kept with the packet: defaults stand in.
+ * holding the IPv6 header, or the IPv4 header in its last 20 bytes, as
+ * the packet arrived (between QPs of one device, as the sender's address
+ * vector would have written it).
  */
 static void resp_build_grh(const struct wookie_pkt *pkt,
 			   union rdma_network_hdr *grh)
@@ -873,10 +874,11 @@ static void resp_build_grh(const struct wookie_pkt *pkt,
 	if (pkt->network_type == RDMA_NETWORK_IPV4) {
 		iph->version = 4;
 		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = pkt->traffic_class;
 		iph->tot_len = htons(min_t(u32, sizeof(*iph) + udp_len,
 					   U16_MAX));
 		iph->frag_off = htons(IP_DF);
-		iph->ttl = IPDEFTTL;
+		iph->ttl = pkt->hop_limit;
 		iph->protocol = IPPROTO_UDP;
 		/* IPv4-mapped GIDs: the address is the last 4 bytes. */
 		memcpy(&iph->saddr, &pkt->sgid.raw[12], sizeof(iph->saddr));
@@ -885,10 +887,12 @@ static void resp_build_grh(const struct wookie_pkt *pkt,
 		iph->check = ip_fast_csum(iph, iph->ihl);
 		return;
 	}
-	grh->ibgrh.version_tclass_flow = cpu_to_be32(6U << 28);
+	grh->ibgrh.version_tclass_flow =
+		cpu_to_be32(6U << 28 | (u32)pkt->traffic_class << 20 |
+			    (pkt->flow_label & 0xfffff));
 	grh->ibgrh.paylen = htons(min_t(u32, udp_len, U16_MAX));
 	grh->ibgrh.next_hdr = IPPROTO_UDP;
-	grh->ibgrh.hop_limit = IPDEFTTL;
+	grh->ibgrh.hop_limit = pkt->hop_limit;
 	grh->ibgrh.sgid = pkt->sgid;
 	grh->ibgrh.dgid = pkt->dgid;
 }

@@ -106,32 +106,36 @@ listening() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# pair NAME SECONDS COMMAND [ARG...]: "COMMAND ARG... -p PORT" as the
-# server, then the same plus 127.0.0.1 as the client (the ibv_*_pingpong
-# and perftest convention); both must exit 0 within SECONDS (times
-# RDMA_SLOW), or the check
-# fails (counted in vm_failures; the script goes on).  Their output
-# goes to $RDMA_OUT/NAME.{server,client}.log; the client's last two lines
-# are shown, or the first and last that match the regex PAIR_ROWS.
-pair() {
+# pair_run NAME SECONDS: "${PAIR_SERVER[@]} -p PORT" as the server in
+# namespace PAIR_SNS ("" = this one), then "${PAIR_CLIENT[@]} -p PORT
+# PAIR_SIP" as the client in PAIR_CNS; both must exit 0 within SECONDS
+# (times RDMA_SLOW), or the check fails (counted in vm_failures; the
+# script goes on).  Their output goes to $RDMA_OUT/NAME.{server,client}.log;
+# the client's last two lines are shown, or the first and last that match
+# the regex PAIR_ROWS.
+PAIR_SNS= PAIR_CNS= PAIR_SIP=127.0.0.1
+PAIR_SERVER=() PAIR_CLIENT=()
+pair_run() {
 	local name=$1 secs=$(($2 * RDMA_SLOW)) port=$rdma_port spid src crc start
 	local slog=$RDMA_OUT/$1.server.log clog=$RDMA_OUT/$1.client.log
-	shift 2
 	rdma_port=$((rdma_port + 1))
 
 	start=$SECONDS
-	timeout -k 5 "$secs" "$@" -p "$port" >"$slog" 2>&1 &
+	ns_run "$PAIR_SNS" timeout -k 5 "$secs" "${PAIR_SERVER[@]}" \
+		-p "$port" >"$slog" 2>&1 &
 	spid=$!
 	# The clients do not retry: connect once the server listens (or
 	# has died: then the client fails at once).
 	for _ in $(seq 150); do
-		if listening "$port" || ! kill -0 "$spid" 2>/dev/null; then
+		if ns_run "$PAIR_SNS" ss -Hltn "sport = :$port" 2>/dev/null |
+			grep -q . || ! kill -0 "$spid" 2>/dev/null; then
 			break
 		fi
 		sleep 0.2
 	done
 	crc=0
-	timeout -k 5 "$secs" "$@" -p "$port" 127.0.0.1 >"$clog" 2>&1 || crc=$?
+	ns_run "$PAIR_CNS" timeout -k 5 "$secs" "${PAIR_CLIENT[@]}" \
+		-p "$port" "$PAIR_SIP" >"$clog" 2>&1 || crc=$?
 	# A failed client leaves the server waiting for traffic: give it a
 	# few seconds to notice, not the whole timeout.
 	if [ "$crc" -ne 0 ]; then
@@ -153,8 +157,77 @@ pair() {
 		return 0
 	fi
 	echo "FAIL $name: server exit $src, client exit $crc ($((SECONDS - start)) s; 124 = timeout after $secs s)"
-	echo "     server: $*"
+	echo "     server: ${PAIR_SERVER[*]}"
+	echo "     client: ${PAIR_CLIENT[*]} $PAIR_SIP"
 	tail -n 15 "$slog" | sed 's/^/     s| /'
 	tail -n 15 "$clog" | sed 's/^/     c| /'
 	vm_failures=$((vm_failures + 1))
+}
+
+# ns_run NS COMMAND...: COMMAND in namespace NS ("" = the current one).
+ns_run() {
+	local ns=$1
+
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# pair NAME SECONDS COMMAND [ARG...]: COMMAND as server and client on this
+# host (the client connects to 127.0.0.1, the ibv_*_pingpong and perftest
+# convention), with the same arguments.
+pair() {
+	local name=$1 secs=$2
+
+	shift 2
+	PAIR_SNS= PAIR_CNS= PAIR_SIP=127.0.0.1
+	PAIR_SERVER=("$@") PAIR_CLIENT=("$@")
+	pair_run "$name" "$secs"
+}
+
+# --- Two hosts: namespaces joined by the veth (vm-run --net ns or init) ---
+
+# The GID index of address $2 (as sysfs prints it) on device $1, or fail.
+gid_index() {
+	local f
+
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		if [ "$(cat "$f" 2>/dev/null)" = "$2" ]; then
+			echo "${f##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# The two hosts of xpair, set by the test: namespace ("" = this one),
+# device and GID index of the server (XS_*) and of the client (XC_*), and
+# the server's IP address.
+XS_NS= XS_DEV= XS_GID= XS_IP=
+XC_NS= XC_DEV= XC_GID=
+
+# The options that select device and GID: perftest's, or the pingpongs'.
+xpair_opts() {
+	case "$1" in
+	ib_*) echo "-d $2 -x $3 -F" ;;
+	*) echo "-d $2 -g $3" ;;
+	esac
+}
+
+# xpair NAME SECONDS PROGRAM [ARG...]: PROGRAM as the server on host XS
+# and as the client on host XC, connecting to XS_IP, each with its own
+# device and GID index; as pair() otherwise.
+xpair() {
+	local name=$1 secs=$2 prog=$3 sopts copts
+
+	shift 3
+	read -ra sopts <<<"$(xpair_opts "$prog" "$XS_DEV" "$XS_GID")"
+	read -ra copts <<<"$(xpair_opts "$prog" "$XC_DEV" "$XC_GID")"
+	PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
+	PAIR_SERVER=("$prog" "${sopts[@]}" "$@")
+	PAIR_CLIENT=("$prog" "${copts[@]}" "$@")
+	pair_run "$name" "$secs"
 }

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Packets: sk_buffs built by the requester and the responder, and their
+ * delivery to a QP, whether they come from a QP of the same device or
+ * from the wire (wookie_net.c).  Either way a packet is parsed on arrival
+ * as if it had come from the network, so the engine never relies on its
+ * sender's memory.
+ */
+#include <linux/slab.h>
+#include <linux/skbuff.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+
+#include "wookie.h"
+#include "portable/wookie_icrc.h"
+
+static struct kmem_cache *wookie_pkt_cache;
+
+int wookie_pkt_cache_init(void)
+{
+	wookie_pkt_cache = KMEM_CACHE(wookie_pkt, 0);
+	return wookie_pkt_cache ? 0 : -ENOMEM;
+}
+
+void wookie_pkt_cache_exit(void)
+{
+	kmem_cache_destroy(wookie_pkt_cache);
+}
+
+struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
+{
+	struct wookie_pkt *pkt;
+
+	pkt = kmem_cache_alloc(wookie_pkt_cache, gfp);
+	if (!pkt)
+		return NULL;
+	INIT_LIST_HEAD(&pkt->list);
+	pkt->skb = skb;
+	pkt->data = skb->data;
+	pkt->len = len;
+	return pkt;
+}
+
+struct wookie_pkt *wookie_pkt_alloc(struct wookie_dev *wdev, u32 len,
+				    gfp_t gfp)
+{
+	/* The largest of the headers wookie_udp_xmit() puts in front. */
+	unsigned int headroom = LL_RESERVED_SPACE(wdev->ndev) +
+				sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct wookie_pkt *pkt;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(headroom + len + WOOKIE_ICRC_BYTES, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
+	pkt = wookie_pkt_wrap(skb, len, gfp);
+	if (!pkt)
+		kfree_skb(skb);
+	return pkt;
+}
+
+void wookie_pkt_free(struct wookie_pkt *pkt)
+{
+	consume_skb(pkt->skb);
+	kmem_cache_free(wookie_pkt_cache, pkt);
+}
+
+struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
+				    struct wookie_hdrs *h, u32 payload_len)
+{
+	u32 pad = (4 - (payload_len & 3)) & 3;
+	unsigned int hdr_len = wookie_hdrs_len(h->bth.opcode);
+	struct wookie_pkt *pkt;
+	int ret;
+
+	if (!hdr_len)
+		return NULL;
+	h->bth.pkey = IB_DEFAULT_PKEY_FULL;
+	h->bth.tver = 0;
+	h->bth.pad = pad;
+	h->payload_len = payload_len;
+	pkt = wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device),
+			       hdr_len + payload_len + pad,
+			       GFP_KERNEL | __GFP_NOWARN);
+	if (!pkt)
+		return NULL;
+	ret = wookie_hdrs_build(pkt->data, pkt->len, h);
+	if (ret < 0) {
+		wookie_pkt_free(pkt);
+		return NULL;
+	}
+	h->hdr_len = ret;
+	pkt->hdrs = *h;
+	memset(pkt->data + hdr_len + payload_len, 0, pad);
+	return pkt;
+}
+
+struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
+				     struct wookie_pkt *pkt)
+{
+	struct wookie_hdrs *h = &pkt->hdrs;
+	enum ib_qp_state state;
+	struct wookie_qp *qp;
+	unsigned long flags;
+
+	if (wookie_hdrs_parse(pkt->data, pkt->len, h)) {
+		atomic64_inc(&wdev->rx_bad_hdr);
+		goto drop;
+	}
+	/* The only P_Key is the default one; membership bit aside. */
+	if ((h->bth.pkey & 0x7fff) != (IB_DEFAULT_PKEY_FULL & 0x7fff)) {
+		atomic64_inc(&wdev->rx_bad_pkey);
+		goto drop;
+	}
+	qp = wookie_qp_get(wdev, h->bth.dest_qp);
+	if (!qp) {
+		atomic64_inc(&wdev->rx_no_qp);
+		goto drop;
+	}
+	if ((h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
+	    wookie_transport_of(qp->kind)) {
+		atomic64_inc(&wdev->rx_bad_hdr);
+		goto drop_put;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	state = qp->state;
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_ERR || qp->num_inbound >= WOOKIE_MAX_INBOUND_PKTS) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		atomic64_inc(&wdev->rx_qp_busy);
+		goto drop_put;
+	}
+	qp->num_inbound++;
+	if (h->flags & WOOKIE_OPF_RESPONSE)
+		list_add_tail(&pkt->list, &qp->resp_pkts);
+	else
+		list_add_tail(&pkt->list, &qp->req_pkts);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return qp;
+
+drop_put:
+	wookie_qp_put(qp);
+drop:
+	atomic64_inc(&wdev->rx_dropped);
+	wookie_pkt_free(pkt);
+	return NULL;
+}
+
+/* Is @gid one of this device's addresses (a destination we can reach)? */
+bool wookie_gid_is_local(struct wookie_dev *wdev, const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&wdev->ibdev, gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
+		     struct wookie_pkt *pkt)
+{
+	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	struct wookie_qp *dest;
+
+	if (!av->local) {
+		wookie_udp_xmit(qp, av, pkt);
+		return;
+	}
+	/* What the IP header would have said. */
+	pkt->sgid = av->sgid;
+	pkt->dgid = av->dgid;
+	pkt->network_type = av->network_type;
+	pkt->hop_limit = av->hop_limit;
+	pkt->traffic_class = av->traffic_class;
+	pkt->flow_label = av->flow_label;
+	dest = wookie_pkt_deliver(wdev, pkt);
+	if (dest) {
+		wookie_qp_run(dest);
+		wookie_qp_put(dest);
+	}
+}
