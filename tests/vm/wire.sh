@@ -71,6 +71,16 @@ tx_after=$(tx_packets)
 echo "     vethA sent $((tx_after - tx_before)) packets"
 ok "the traffic crossed the veth" test "$((tx_after - tx_before))" -gt 100000
 
+# Clean runs: nothing malformed, nothing unroutable.  (Packets for QPs
+# already destroyed, rx_drop_no_qp, are normal at each program's end.)
+for dev in zza zzb; do
+	stats=$(rdma statistic show link "$dev/1")
+	echo "     $stats"
+	for c in rx_icrc_err rx_drop_bad_hdr tx_drop_no_route; do
+		equals "$dev $c" 0 "$(sed -n "s/.* $c \([0-9]*\).*/\1/p" <<<"$stats")"
+	done
+done
+
 ok "nothing left on zza" wait_until 10 rdma_no_objects zza
 ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
 ok "delete zza" rdma link delete zza

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net init --timeout 1800
+#
+# wookie and the kernel's rdma_rxe as peers on the wire: rxe0 on vethA in
+# the initial namespace (where 6.1's rxe works), zzb (wookie) on vethB in
+# namespace hostB.  ibv_rc_pingpong -c both ways and perftest send, write,
+# read and atomics (bandwidth) and send latency, each side once as server
+# and once as client.  The traffic of the first pingpong is captured on
+# vethB: tshark must decode it as InfiniBand over UDP 4791, and every
+# packet's ICRC (both senders') must check (tests/vm/tools/icrc_check.py,
+# an implementation independent of the module's).  rxe's counters must show
+# no sequence error.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
+
+[ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: wookie against rxe"; exit 0; }
+
+ok "add rxe0 on vethA" rdma link add rxe0 type rxe netdev vethA
+ok "add zzb on vethB in hostB" ip netns exec hostB rdma link add zzb type wookie netdev vethB
+ok "rxe0 ACTIVE with GID 1" wait_until 10 rdma_gid1_ready rxe0
+ok "zzb ACTIVE" wait_until 10 port_is zzb "4: ACTIVE"
+ok "zzb has its GID" wait_until 10 gid_index zzb \
+	0000:0000:0000:0000:0000:ffff:0a00:0002
+zzb_gid=$(gid_index zzb 0000:0000:0000:0000:0000:ffff:0a00:0002) || zzb_gid=1
+
+# roles SERVER CLIENT: who serves (rxe or wookie) in the next xpairs.
+roles() {
+	if [ "$1" = rxe ]; then
+		XS_NS= XS_DEV=rxe0 XS_GID=1 XS_IP=10.0.0.1
+		XC_NS=hostB XC_DEV=zzb XC_GID=$zzb_gid
+	else
+		XS_NS=hostB XS_DEV=zzb XS_GID=$zzb_gid XS_IP=10.0.0.2
+		XC_NS= XC_DEV=rxe0 XC_GID=1
+	fi
+}
+
+cap=$RDMA_OUT/rc-pingpong.pcapng
+ip netns exec hostB dumpcap -q -i vethB -f "udp port 4791" -w "$cap" \
+	>"$RDMA_OUT/dumpcap.log" 2>&1 &
+cap_pid=$!
+sleep 2
+t=300
+roles rxe wookie
+xpair rxe-serves-rc-pingpong $t ibv_rc_pingpong -c -s 4096 -n 100
+roles wookie rxe
+xpair wookie-serves-rc-pingpong $t ibv_rc_pingpong -c -s 65536 -n 20
+kill -INT "$cap_pid" 2>/dev/null || true
+wait "$cap_pid" || true
+
+# Every packet decoded as BTH over UDP 4791, both directions.
+tshark -r "$cap" -T fields -e frame.protocols -e ip.src \
+	-e infiniband.bth.opcode >"$RDMA_OUT/decoded.txt" \
+	2>"$RDMA_OUT/tshark.log" || true
+total=$(wc -l <"$RDMA_OUT/decoded.txt")
+ib=$(grep -c ':udp:infiniband' "$RDMA_OUT/decoded.txt" || true)
+echo "     tshark: $ib of $total packets decoded as InfiniBand"
+ok "tshark decodes every packet as InfiniBand over UDP" \
+	test "$total" -gt 100 -a "$ib" -eq "$total"
+ok "packets from both sides" test \
+	"$(cut -f2 "$RDMA_OUT/decoded.txt" | sort -u | wc -l)" -eq 2
+tshark -r "$cap" -F pcap -w "$RDMA_OUT/capture.pcap" 2>/dev/null || true
+ok "every ICRC checks" /usr/bin/python3 \
+	"$WOOKIE_TOP/tests/vm/tools/icrc_check.py" "$RDMA_OUT/capture.pcap"
+sed 's/^/     | /' /tmp/vm-step.log
+
+PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
+for server in rxe wookie; do
+	client=wookie
+	[ "$server" = wookie ] && client=rxe
+	roles "$server" "$client"
+	xpair "$server-serves-ib_send_bw" $t ib_send_bw -s 65536 -n 200
+	xpair "$server-serves-ib_write_bw" $t ib_write_bw -s 65536 -n 200
+	xpair "$server-serves-ib_read_bw" $t ib_read_bw -s 65536 -n 200
+	xpair "$server-serves-ib_atomic_bw" $t ib_atomic_bw -n 200
+	xpair "$server-serves-ib_send_lat" $t ib_send_lat -s 64 -n 200
+done
+
+rdma statistic show link rxe0/1 >"$RDMA_OUT/rxe-counters.txt" 2>&1 || true
+sed 's/^/     | /' "$RDMA_OUT/rxe-counters.txt"
+rxe_count() {
+	grep -o "$1 [0-9]*" "$RDMA_OUT/rxe-counters.txt" | awk '{print $2}'
+}
+equals "rxe saw no sequence error" 0 "$(rxe_count rcvd_seq_err)"
+equals "rxe saw no out-of-sequence request" 0 "$(rxe_count out_of_seq_request)"
+
+ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
+ok "delete zzb" rdma link delete zzb
+ok "delete rxe0" rdma_del rxe0
+vm_done
