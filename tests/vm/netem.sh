@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net ns --timeout 2400
+#
+# RC loss recovery on the wire, under tc netem: a wookie device on vethA in
+# namespace hostA (zza, the clients) and one on vethB in hostB (zzb, the
+# servers), as in wire.sh.  For each impairment, applied as the root qdisc
+# of both veth ends so that both directions suffer (1% loss, 5% loss, 1%
+# duplication, reordering, 10 ms delay): ibv_rc_pingpong -c, ib_write_bw,
+# ib_read_bw and rc_verify (tests/vm/progs/rc_verify.cc: 64 MiB RDMA
+# WRITE, READ back, compared byte for byte on both sides) must all
+# succeed.  Then 100% loss of the RoCEv2 packets (UDP 4791; the TCP
+# connection setup goes through): one single-packet WRITE must complete
+# with IBV_WC_RETRY_EXC_ERR after 4.096 us * 2^timeout * (retry_cnt + 1),
+# within 50%, with the QP in ERR, for two (timeout, retry_cnt) pairs; netem
+# must have dropped exactly 1 + retry_cnt tries of it, and retry_exceeded_err
+# must count it.  The rdma counters of both ports are printed after each
+# case (and what changed), as are netem's.  Every netem queue holds 10000
+# packets, so that a delay never overflows it (no loss but the one asked
+# for).  Pass = every pair exits 0 in time and every check holds.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
+
+[ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: two wookie hosts"; exit 0; }
+
+ok "load sch_netem, sch_prio, cls_u32" modprobe -a sch_netem sch_prio cls_u32
+
+# wire_add NS NAME NETDEV: a wookie device, ACTIVE.
+wire_add() {
+	ns_run "$1" rdma link add "$2" type wookie netdev "$3" &&
+		wait_until 10 port_is "$2" "4: ACTIVE"
+}
+ok "add zza on vethA in hostA" wire_add hostA zza vethA
+ok "add zzb on vethB in hostB" wire_add hostB zzb vethB
+
+v4gid() { printf '0000:0000:0000:0000:0000:ffff:0a00:%04x' "$1"; }
+ok "zza has its IPv4 GID" wait_until 10 gid_index zza "$(v4gid 1)"
+ok "zzb has its IPv4 GID" wait_until 10 gid_index zzb "$(v4gid 2)"
+XS_NS=hostB XS_DEV=zzb XS_IP=10.0.0.2
+XC_NS=hostA XC_DEV=zza
+XS_GID=$(gid_index zzb "$(v4gid 2)") || XS_GID=1
+XC_GID=$(gid_index zza "$(v4gid 1)") || XC_GID=1
+
+rc_verify=$WOOKIE_TOP/build/vm-progs/rc_verify
+# Time limits of each pair (pair_run kills both at this).  Clean, the
+# pingpong and perftest runs take under 10 s and rc_verify under 20 s; a
+# hang must not eat the VM's time.  rc_verify's own deadline (--wait) comes
+# first, so that it says what it was waiting for.
+t=90
+t_verify=180
+rv_wait=$((150 * RDMA_SLOW))
+
+# xpair_lb: xpair with the programs' output line-buffered (stdbuf), so that
+# a program killed at the time limit still leaves what it printed.
+xpair_lb() {
+	local name=$1 secs=$2 prog=$3 sopts copts
+
+	shift 3
+	read -ra sopts <<<"$(xpair_opts "$prog" "$XS_DEV" "$XS_GID")"
+	read -ra copts <<<"$(xpair_opts "$prog" "$XC_DEV" "$XC_GID")"
+	PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
+	PAIR_SERVER=(stdbuf -oL -eL "$prog" "${sopts[@]}" "$@")
+	PAIR_CLIENT=(stdbuf -oL -eL "$prog" "${copts[@]}" "$@")
+	pair_run "$name" "$secs"
+}
+
+# --- Counters ---
+
+# counters DEV: "name value" lines of the port's rdma counters.
+counters() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | sed 1,2d |
+		paste -d ' ' - - | grep -E '^[a-z_]+ [0-9]+$'
+}
+
+declare -A before
+snapshot() {
+	local dev name value
+
+	for dev in zza zzb; do
+		while read -r name value; do
+			before[$dev.$name]=$value
+		done < <(counters "$dev")
+	done
+}
+
+# delta DEV NAME: how much counter NAME of DEV grew since the snapshot.
+delta() {
+	local now
+	now=$(counters "$1" | sed -n "s/^$2 //p")
+	echo $((${now:-0} - ${before[$1.$2]:-0}))
+}
+
+# show_counters: both ports' counters, and those that changed in this case.
+show_counters() {
+	local dev name value line
+
+	for dev in zza zzb; do
+		echo "     $(rdma statistic show link "$dev/1")"
+		line=
+		while read -r name value; do
+			d=$((value - ${before[$dev.$name]:-0}))
+			[ "$d" -eq 0 ] || line+=" $name +$d"
+		done < <(counters "$dev")
+		echo "     $dev/1 this case:${line:- nothing}"
+	done
+}
+
+# --- netem ---
+
+HOSTS=("hostA vethA" "hostB vethB")
+
+# netem_on ARGS...: a netem root qdisc on both ends.  limit 10000: the
+# queue of the delayed cases never overflows (no loss the case does not
+# ask for).
+netem_on() {
+	local h ns dev
+
+	for h in "${HOSTS[@]}"; do
+		read -r ns dev <<<"$h"
+		tc -n "$ns" qdisc replace dev "$dev" root netem limit 10000 "$@" ||
+			return 1
+	done
+}
+
+# rocev2_netem_on ARGS...: netem for the RoCEv2 packets (UDP 4791) only,
+# on both ends: a prio qdisc sends them to band 3, which has netem; other
+# traffic (the TCP connection setup of rc_verify) is not touched.
+rocev2_netem_on() {
+	local h ns dev
+
+	for h in "${HOSTS[@]}"; do
+		read -r ns dev <<<"$h"
+		tc -n "$ns" qdisc replace dev "$dev" root handle 1: prio &&
+			tc -n "$ns" qdisc add dev "$dev" parent 1:3 handle 30: \
+				netem limit 10000 "$@" &&
+			tc -n "$ns" filter add dev "$dev" parent 1: protocol ip \
+				prio 1 u32 match ip protocol 17 0xff \
+				match ip dport 4791 0xffff flowid 1:3 &&
+			tc -n "$ns" filter add dev "$dev" parent 1: \
+				protocol ipv6 prio 2 u32 \
+				match ip6 protocol 17 0xff \
+				match ip6 dport 4791 0xffff flowid 1:3 ||
+			return 1
+	done
+}
+
+netem_off() {
+	local h ns dev rc=0
+
+	for h in "${HOSTS[@]}"; do
+		read -r ns dev <<<"$h"
+		tc -n "$ns" qdisc del dev "$dev" root || rc=1
+	done
+	return $rc
+}
+
+# netem_stats: what netem did on each end ("Sent ... (dropped N ...)").
+netem_stats() {
+	local h ns dev
+
+	for h in "${HOSTS[@]}"; do
+		read -r ns dev <<<"$h"
+		tc -s -n "$ns" qdisc show dev "$dev" |
+			awk -v d="$dev" '/qdisc netem/ { q = $0; sub(/ *refcnt.*/, "", q) }
+				q && /Sent/ { print "     " d ": " q ": " $0; q = "" }'
+	done
+}
+
+# netem_dropped [NS DEV]: the packets netem dropped on both ends, or on one.
+netem_dropped() {
+	local h ns dev n total=0 hosts=("${HOSTS[@]}")
+
+	[ $# -eq 0 ] || hosts=("$1 $2")
+	for h in "${hosts[@]}"; do
+		read -r ns dev <<<"$h"
+		n=$(tc -s -n "$ns" qdisc show dev "$dev" |
+			awk '/qdisc netem/ { q = 1 } q && /Sent/ {
+				for (i = 1; i <= NF; i++) if ($i == "(dropped") print $(i + 1) + 0; q = 0 }')
+		total=$((total + ${n:-0}))
+	done
+	echo "$total"
+}
+
+# --- The cases ---
+
+# step DESCRIPTION COMMAND...: ok(), and the command's success as status.
+step() {
+	local failed=$vm_failures
+
+	ok "$@"
+	[ "$vm_failures" -eq "$failed" ]
+}
+
+case_start=0
+case_begin() {
+	echo "--- case $1: $2"
+	snapshot
+	case_start=$SECONDS
+}
+
+case_end() {
+	netem_stats
+	show_counters
+	ok "$1: remove netem" netem_off
+	echo "     case $1 took $((SECONDS - case_start)) s"
+}
+
+# Impairments of both directions: name and netem arguments.
+cases=(
+	"loss-1% loss 1%"
+	"loss-5% loss 5%"
+	"duplicate-1% duplicate 1%"
+	"reorder delay 1ms reorder 25% 50%"
+	"delay-10ms delay 10ms"
+)
+case_times=()
+for c in "${cases[@]}"; do
+	read -r name args <<<"$c"
+	read -ra netem_args <<<"$args"
+	case_begin "$name" "netem ${netem_args[*]} on vethA and vethB"
+	if ! step "$name: netem on both ends" netem_on "${netem_args[@]}"; then
+		netem_off 2>/dev/null || true
+		continue
+	fi
+	xpair_lb "$name-rc_pingpong" $t ibv_rc_pingpong -c -s 4096 -n 200
+	PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
+	xpair_lb "$name-ib_write_bw" $t ib_write_bw -s 65536 -n 200
+	xpair_lb "$name-ib_read_bw" $t ib_read_bw -s 65536 -n 200
+	PAIR_ROWS=
+	xpair "$name-rc_verify" $t_verify "$rc_verify" --size 64M \
+		--wait $rv_wait
+	case "$name" in
+	loss-*)
+		d=$(netem_dropped)
+		echo "     netem dropped $d packets"
+		ok "$name: netem dropped packets" test "$d" -gt 0
+		;;
+	esac
+	case_end "$name"
+	case_times+=("$name: $((SECONDS - case_start)) s")
+done
+
+# 100% loss of RoCEv2: the ACK timeout and the retry count, measured.
+for tr in "14 7" "12 3"; do
+	read -r tmo rcnt <<<"$tr"
+	name="loss-100%-timeout-$tmo-retry-$rcnt"
+	case_begin "$name" "netem loss 100% for UDP 4791 on vethA and vethB"
+	if step "$name: netem on both ends" rocev2_netem_on loss 100%; then
+		xpair "$name-rc_verify" $t "$rc_verify" --expect-retry-exc \
+			--timeout "$tmo" --retry-cnt "$rcnt" --wait 60
+		# The WRITE is one packet: the first try and retry_cnt
+		# retries, all lost on the requester's side.
+		equals "$name: tries of the WRITE (1 + retry_cnt) dropped" \
+			$((rcnt + 1)) "$(netem_dropped hostA vethA)"
+		equals "$name: zza retry_exceeded_err +1" 1 \
+			"$(delta zza retry_exceeded_err)"
+	fi
+	case_end "$name"
+	case_times+=("$name: $((SECONDS - case_start)) s")
+done
+
+echo "--- time per case"
+printf '     %s\n' "${case_times[@]}"
+
+# netem neither corrupts nor misroutes.
+for dev in zza zzb; do
+	for c in rx_icrc_err rx_drop_bad_hdr tx_drop_no_route; do
+		equals "$dev $c" 0 "$(counters "$dev" | sed -n "s/^$c //p")"
+	done
+done
+
+ok "nothing left on zza" wait_until 10 rdma_no_objects zza
+ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
+ok "delete zza" rdma link delete zza
+ok "delete zzb" rdma link delete zzb
+vm_done
