@@ -48,7 +48,10 @@
 #define WOOKIE_MAX_SRQ 0x4000
 #define WOOKIE_MAX_SRQ_WR (WOOKIE_MAX_RING_ENTRIES - 1)
 #define WOOKIE_MAX_AH 0x10000
+/* READs and atomics a QP answers (resources kept for duplicates)... */
 #define WOOKIE_MAX_RD_ATOMIC 16
+/* ... and has outstanding as a requester: a counter, as rdma_rxe's. */
+#define WOOKIE_MAX_INIT_RD_ATOMIC 128
 #define WOOKIE_GID_TBL_LEN 256
 #define WOOKIE_PKEY_TBL_LEN 1
 #define WOOKIE_MAX_MSG_SIZE 0x80000000u
@@ -68,6 +71,40 @@
 /* QPNs 0 and 1 are the special QPs RoCE does not use here. */
 #define WOOKIE_FIRST_QPN 0x10
 #define WOOKIE_MAX_QPN 0xffffff
+
+/*
+ * The port's counters, as `rdma statistic show` lists them: rdma_rxe's
+ * fifteen first (same names, same meaning), then packets dropped on
+ * receive by reason and on send.  Names in wookie_device.c.
+ */
+enum wookie_counter {
+	WOOKIE_CNT_SENT_PKTS,
+	WOOKIE_CNT_RCVD_PKTS,
+	WOOKIE_CNT_DUP_REQ,
+	WOOKIE_CNT_OUT_OF_SEQ_REQ,
+	WOOKIE_CNT_RCV_RNR,
+	WOOKIE_CNT_SND_RNR,
+	WOOKIE_CNT_RCV_SEQ_ERR,
+	WOOKIE_CNT_ACK_DEFERRED,
+	WOOKIE_CNT_RETRY_EXCEEDED,
+	WOOKIE_CNT_RNR_RETRY_EXCEEDED,
+	WOOKIE_CNT_COMP_RETRY,
+	WOOKIE_CNT_SEND_ERR,
+	WOOKIE_CNT_LINK_DOWNED,
+	WOOKIE_CNT_RDMA_SEND,
+	WOOKIE_CNT_RDMA_RECV,
+	WOOKIE_CNT_RX_ICRC_ERR,
+	WOOKIE_CNT_RX_BAD_HDR,
+	WOOKIE_CNT_RX_NO_QP,
+	WOOKIE_CNT_RX_BAD_PSN,
+	WOOKIE_CNT_RX_BAD_RKEY,
+	WOOKIE_CNT_RX_BAD_QKEY,
+	WOOKIE_CNT_RX_BAD_PKEY,
+	WOOKIE_CNT_RX_TOO_LONG,
+	WOOKIE_CNT_RX_QP_BUSY,
+	WOOKIE_CNT_TX_NO_ROUTE,
+	WOOKIE_NUM_COUNTERS
+};
 
 struct wookie_dev {
 	struct ib_device ibdev;
@@ -120,17 +157,8 @@ struct wookie_dev {
 	spinlock_t atomic_lock;
 	/* Runs each QP's engine work; ordered per QP by the work item. */
 	struct workqueue_struct *wq;
-	/* Packets dropped on receive, by reason; see wookie_net.c. */
-	atomic64_t rx_dropped;
-	atomic64_t rx_bad_hdr;
-	atomic64_t rx_no_qp;
-	atomic64_t rx_bad_qkey;
-	atomic64_t rx_bad_pkey;
-	atomic64_t rx_qp_busy;
-	atomic64_t rx_bad_icrc;
-	atomic64_t tx_no_route;
-	/* Packets handed to the IP layer. */
-	atomic64_t tx_packets;
+	/* rdma statistic (hw_stats): enum wookie_counter. */
+	atomic64_t counters[WOOKIE_NUM_COUNTERS];
 };
 
 #define WOOKIE_KEY_TAG_MR 0
@@ -264,6 +292,23 @@ enum wookie_mem_use {
 	WOOKIE_MEM_REMOTE_ATOMIC,	/* rkey */
 };
 
+/*
+ * The handlers of kernel consumers (QP events, CQ completion and error
+ * events) run from a work item, never from the engine, so that one may
+ * destroy or reset the object it is told about (wookie_cq.c).  Bits are
+ * what is to be delivered, lowest first; the owner's lock guards them.
+ */
+struct wookie_upcall {
+	struct work_struct work;
+	unsigned long pending;
+	/* The work is queued or running: it takes bits raised meanwhile. */
+	bool busy;
+	/* The owner is being destroyed: nothing is raised any more. */
+	bool off;
+	/* While a handler runs: where destroy tells the work it is gone. */
+	bool *gone;
+};
+
 struct wookie_cq {
 	struct ib_cq ibcq;
 	/* Writers of CQEs, resize, and kernel poll_cq. */
@@ -278,6 +323,8 @@ struct wookie_cq {
 	/* Overflowed: the CQ error event was raised, no more CQEs. */
 	bool error;
 	bool user;
+	/* Kernel CQs: completion and error handlers, under lock. */
+	struct wookie_upcall upcall;
 };
 
 struct wookie_srq {
@@ -360,6 +407,13 @@ struct wookie_send_wqe {
 	u32 last_psn;
 	/* Bytes sent (requests) or placed (READ responses) so far. */
 	u64 done_bytes;
+	/*
+	 * READ: bytes asked for so far.  A READ is asked for a part at a
+	 * time, each at most the send window of packets and ending on a
+	 * multiple of it, so that its responses never flood the link and
+	 * a part asked again ends where it ended the first time.
+	 */
+	u64 asked_bytes;
 	/* Atomic responses: the original value. */
 	u64 atomic_orig;
 };
@@ -386,6 +440,11 @@ struct wookie_req {
 	u32 index;
 	/* PSN of the next packet. */
 	u32 psn;
+	/*
+	 * One past the highest PSN ever sent: psn goes back for a
+	 * retransmission, this does not.  Responses beyond it are forged.
+	 */
+	u32 psn_end;
 	/* READ and atomic requests outstanding. */
 	u32 rd_atomic_inflight;
 	/* Paused by an RNR NAK until this time. */
@@ -401,9 +460,12 @@ struct wookie_comp {
 	u32 psn;
 	u8 retry_left;
 	u8 rnr_retry_left;
-	/* A retransmission was asked for (NAK, timeout, RNR). */
-	bool rewind;
-	u32 rewind_psn;
+	/*
+	 * A READ response was missing: its PSN, asked for again.  Later
+	 * responses of the stream that lost it are ignored until it comes.
+	 */
+	bool read_gap;
+	u32 read_gap_psn;
 	/* Last time a response made progress, for the ACK timeout. */
 	ktime_t last_progress;
 };
@@ -508,6 +570,8 @@ struct wookie_qp {
 	struct hrtimer timer;
 	/* The last WQE reached event was raised (SRQ QPs in ERR). */
 	bool last_wqe_reached;
+	/* Kernel QPs: async events for the handler, under lock. */
+	struct wookie_upcall upcall;
 
 	struct wookie_req req;
 	struct wookie_comp comp;
@@ -517,6 +581,12 @@ struct wookie_qp {
 static inline struct wookie_dev *to_wookie_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct wookie_dev, ibdev);
+}
+
+static inline void wookie_count(struct wookie_dev *wdev,
+				enum wookie_counter counter)
+{
+	atomic64_inc(&wdev->counters[counter]);
 }
 
 static inline struct wookie_pd *to_wookie_pd(struct ib_pd *ibpd)
@@ -661,6 +731,22 @@ int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
 		   bool solicited);
 /* Kernel CQs: hide the unpolled CQEs of a QP that went to RESET. */
 void wookie_cq_discard_qp(struct wookie_cq *cq, u32 qp_num);
+/* Kernel consumers' handlers, run by a work (see struct wookie_upcall). */
+void wookie_upcall_init(struct wookie_upcall *up, work_func_t func);
+void wookie_upcall_raise(struct wookie_upcall *up, spinlock_t *lock,
+			 struct workqueue_struct *wq, unsigned int bit);
+/* In the work: the next bit to deliver, or -1 (the work is done). */
+int wookie_upcall_next(struct wookie_upcall *up, spinlock_t *lock,
+		       bool *gone);
+/*
+ * The owner is being destroyed: nothing is raised from now on, and a
+ * handler running elsewhere has returned when this does.  @deliver: what
+ * is pending is delivered first; else it is dropped.
+ */
+void wookie_upcall_stop(struct wookie_upcall *up, spinlock_t *lock,
+			bool deliver);
+/* A QP is being destroyed: its CQs' handlers have seen all it raised. */
+void wookie_cq_upcall_flush(struct wookie_cq *cq);
 
 /* wookie_srq.c */
 int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -788,6 +874,19 @@ static inline u8 wookie_transport_of(enum wookie_qp_kind kind)
 	default:
 		return WOOKIE_TRANSPORT_RC;
 	}
+}
+
+/*
+ * Where the part of a READ that holds byte @done ends (see asked_bytes):
+ * parts are a send window of packets, so a part asked for again ends
+ * where the lost one did, and late responses to it still fit.
+ */
+static inline u64 wookie_read_part_end(const struct wookie_qp *qp,
+				       u64 total_len, u64 done)
+{
+	u64 part = (u64)WOOKIE_MAX_INFLIGHT_PKTS * qp->mtu_bytes;
+
+	return min(total_len, (done / part + 1) * part);
 }
 
 static inline bool wookie_is_rd_atomic(u8 wr_opcode)

@@ -6,6 +6,7 @@
  * send completions in SQ order.  In the error state it flushes.
  */
 #include "wookie.h"
+#include "portable/wookie_psn.h"
 
 /* One past the last WQE with packets out: the requester's, if started. */
 static u32 wookie_sent_end(struct wookie_qp *qp)
@@ -36,6 +37,38 @@ static struct wookie_send_wqe *wookie_oldest_sent(struct wookie_qp *qp,
 }
 
 /*
+ * The oldest outstanding WQE, when its packets from @psn on are lost:
+ * where it is sent again from.  Returns the PSN to send first.
+ */
+static u32 wookie_rewind_wqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			     u32 psn)
+{
+	if (wqe->sqe.opcode == WOOKIE_WR_RDMA_READ) {
+		/* Ask again for what has not arrived. */
+		wqe->done_bytes = rounddown(wqe->done_bytes, qp->mtu_bytes);
+		wqe->asked_bytes = wqe->done_bytes;
+		wqe->state = WOOKIE_WQE_SENDING;
+		return wookie_psn_add(wqe->first_psn,
+				      wqe->done_bytes / qp->mtu_bytes);
+	}
+	if (wookie_is_rd_atomic(wqe->sqe.opcode)) {
+		wqe->done_bytes = 0;
+		wqe->state = WOOKIE_WQE_SENDING;
+		return wqe->first_psn;
+	}
+	/*
+	 * From the packet @psn names, but never past the message's last
+	 * packet: the offset stays inside the message (and its inline
+	 * data) whatever PSN the peer sent.
+	 */
+	wqe->done_bytes = wookie_psn_resume(psn, wqe->first_psn,
+					    wqe->total_len, qp->mtu_bytes,
+					    &psn);
+	wqe->state = wqe->done_bytes ? WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
+	return psn;
+}
+
+/*
  * Go back to @psn: the WQE holding it is resent from there, every later
  * one from its start.
  */
@@ -47,9 +80,9 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 
 	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x\n",
 		  qp->ibqp.qp_num, psn);
+	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_COMP_RETRY);
 	for (i = qp->comp.index; i != end; i++) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
-		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
 
 		if (wqe->state != WOOKIE_WQE_SENDING &&
 		    wqe->state != WOOKIE_WQE_SENT)
@@ -57,34 +90,34 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 		if (!found) {
 			found = true;
 			qp->req.index = i;
-			if (wqe->sqe.opcode == WOOKIE_WR_RDMA_READ) {
-				/* Ask again for what has not arrived. */
-				psn = wookie_psn_add(wqe->first_psn,
-						     wqe->done_bytes /
-						     qp->mtu_bytes);
-				wqe->done_bytes = rounddown(wqe->done_bytes,
-							    qp->mtu_bytes);
-				wqe->state = WOOKIE_WQE_SENDING;
-			} else if (rd_atomic ||
-				   wookie_psn_diff(psn, wqe->first_psn) <= 0) {
-				psn = wqe->first_psn;
-				wqe->done_bytes = 0;
-				wqe->state = rd_atomic ? WOOKIE_WQE_SENDING :
-							 WOOKIE_WQE_PENDING;
-			} else {
-				wqe->done_bytes = (u64)wookie_psn_diff(psn,
-					wqe->first_psn) * qp->mtu_bytes;
-				wqe->state = WOOKIE_WQE_SENDING;
-			}
-			qp->req.psn = psn;
+			qp->req.psn = wookie_rewind_wqe(qp, wqe, psn);
 			continue;
 		}
 		/* Later WQEs start over; their READ credit is kept. */
 		wqe->done_bytes = 0;
-		wqe->state = rd_atomic ? WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
+		wqe->asked_bytes = 0;
+		wqe->state = wookie_is_rd_atomic(wqe->sqe.opcode) ?
+			     WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
 	}
 	if (!found)
 		qp->req.psn = qp->comp.psn;
+}
+
+/*
+ * An ACK acknowledges every PSN up to @psn.  After a rewind the ACK of a
+ * packet sent before it may be ahead of what was sent again: the oldest
+ * unacknowledged PSN then stops where the requester resumed, so that the
+ * responses to what it sends again are still in the window.  It never
+ * goes back.
+ */
+static void wookie_comp_ack_psn(struct wookie_qp *qp, u32 psn)
+{
+	u32 next = wookie_psn_add(psn, 1);
+
+	if (wookie_psn_diff(next, qp->req.psn) > 0)
+		next = qp->req.psn;
+	if (wookie_psn_diff(next, qp->comp.psn) > 0)
+		qp->comp.psn = next;
 }
 
 static void wookie_progress(struct wookie_qp *qp)
@@ -103,6 +136,23 @@ static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			       offset, (void *)src, len, true);
 }
 
+/*
+ * A response of the READ or atomic @wqe went missing (a later one came):
+ * ask again from it, once per gap; the rest of the stream that lost it
+ * is ignored until it comes.
+ */
+static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
+{
+	u32 psn = wookie_psn_add(wqe->first_psn,
+				 wqe->done_bytes / qp->mtu_bytes);
+
+	if (qp->comp.read_gap && qp->comp.read_gap_psn == psn)
+		return;
+	qp->comp.read_gap = true;
+	qp->comp.read_gap_psn = psn;
+	wookie_rewind(qp, psn);
+}
+
 static void wookie_read_response(struct wookie_qp *qp,
 				 struct wookie_send_wqe *wqe,
 				 struct wookie_pkt *pkt)
@@ -110,18 +160,29 @@ static void wookie_read_response(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	u32 expected = wookie_psn_add(wqe->first_psn,
 				      wqe->done_bytes / qp->mtu_bytes);
-	u64 left = wqe->total_len - wqe->done_bytes;
+	/*
+	 * What is left of the part the next byte is in: asked for now or
+	 * before a rewind (then its late responses are as good).
+	 */
+	u64 left;
 	bool last = h->flags & WOOKIE_OPF_LAST;
 	int diff = wookie_psn_diff(h->bth.psn, expected);
 	int status;
 
+	/* Data lands at done_bytes: never beyond the WQE's length. */
+	if (wqe->done_bytes > wqe->total_len) {
+		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	left = wookie_read_part_end(qp, wqe->total_len, wqe->done_bytes) -
+	       wqe->done_bytes;
 	if (diff < 0)
 		return;		/* a duplicate */
 	if (diff > 0) {
-		/* A response went missing: ask again from it. */
-		wookie_rewind(qp, expected);
+		wookie_ask_again(qp, wqe);
 		return;
 	}
+	qp->comp.read_gap = false;
 	if (h->payload_len > left ||
 	    (last ? h->payload_len != left : h->payload_len != qp->mtu_bytes)) {
 		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
@@ -136,7 +197,7 @@ static void wookie_read_response(struct wookie_qp *qp,
 	wqe->done_bytes += h->payload_len;
 	qp->comp.psn = wookie_psn_add(h->bth.psn, 1);
 	wookie_progress(qp);
-	if (last)
+	if (wqe->done_bytes == wqe->total_len)
 		wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
 }
 
@@ -164,6 +225,8 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	/* rnr_retry 7 means retry for ever. */
 	if (qp->rnr_retry != 7) {
 		if (!qp->comp.rnr_retry_left) {
+			wookie_count(to_wookie_dev(qp->ibqp.device),
+				     WOOKIE_CNT_RNR_RETRY_EXCEEDED);
 			wookie_wqe_finish(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -186,6 +249,8 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		  qp->ibqp.qp_num, syndrome, h->bth.psn);
 	switch (syndrome & WOOKIE_AETH_TYPE_MASK) {
 	case WOOKIE_AETH_RNR_NAK:
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RCV_RNR);
 		wookie_rnr_nak(qp, wqe, h->bth.psn,
 			       syndrome & WOOKIE_AETH_VALUE_MASK);
 		return;
@@ -196,7 +261,11 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	}
 	switch (syndrome & WOOKIE_AETH_VALUE_MASK) {
 	case WOOKIE_NAK_PSN_SEQ_ERROR:
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RCV_SEQ_ERR);
 		if (!qp->comp.retry_left) {
+			wookie_count(to_wookie_dev(qp->ibqp.device),
+				     WOOKIE_CNT_RETRY_EXCEEDED);
 			wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
 			return;
 		}
@@ -227,6 +296,22 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD &&
 	     state != IB_QPS_SQE))
 		goto out;
+	/*
+	 * Only a response to a packet sent and not acknowledged yet counts:
+	 * everything below derives PSNs and offsets from this one.
+	 */
+	switch (wookie_psn_classify(h->bth.psn, qp->comp.psn,
+				    qp->req.psn_end)) {
+	case WOOKIE_PSN_VALID:
+		break;
+	case WOOKIE_PSN_DUPLICATE:
+		/* Late or repeated: lossy links do that. */
+		goto out;
+	default:
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RX_BAD_PSN);
+		goto out;
+	}
 
 	while ((wqe = wookie_oldest_sent(qp, &index))) {
 		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
@@ -241,7 +326,7 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 			 * which must have been lost: ask again.
 			 */
 			if (rd_atomic) {
-				wookie_rewind(qp, wqe->first_psn);
+				wookie_ask_again(qp, wqe);
 				goto out;
 			}
 			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
@@ -264,7 +349,7 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		/* Only their own responses end READs and atomics. */
 		if (wookie_is_rd_atomic(wqe->sqe.opcode))
 			break;
-		qp->comp.psn = wookie_psn_add(h->bth.psn, 1);
+		wookie_comp_ack_psn(qp, h->bth.psn);
 		wookie_progress(qp);
 		if (wqe->state == WOOKIE_WQE_SENT && h->bth.psn == wqe->last_psn)
 			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
@@ -325,11 +410,15 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	ibdev_dbg(qp->ibqp.device, "qp %u: ACK timeout, %u retries left\n",
 		  qp->ibqp.qp_num, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RETRY_EXCEEDED);
 		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry_left--;
 	qp->comp.last_progress = ktime_get();
+	/* What is asked again now may have a gap of its own. */
+	qp->comp.read_gap = false;
 	wookie_rewind(qp, qp->comp.psn);
 }
 
@@ -372,16 +461,25 @@ static void wookie_send_cqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
-/* Flush every WQE posted to the ring and not yet fetched. */
+/*
+ * Flush every WQE posted to the ring and not yet fetched.  The producer
+ * index is user space's: how many WQEs that is comes from
+ * wookie_ring_fetchable(), bounded by the ring, and a producer behind
+ * what was already fetched flushes nothing more (and flags the ring).
+ */
 static void wookie_flush_unfetched(struct wookie_qp *qp)
 {
 	struct wookie_ring *sq = &qp->sq;
 	/* Pairs with the poster's release: the slots are written. */
 	u32 producer = smp_load_acquire(&sq->hdr->producer);
+	u32 count;
 
-	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries))
-		return;
-	while (qp->req.fetch != producer) {
+	if (!wookie_ring_fetchable(producer, qp->comp.index, qp->req.fetch,
+				   sq->num_entries, &count)) {
+		wookie_ring_set_flags(sq, WOOKIE_RING_ERROR, 0);
+		count = 0;
+	}
+	while (count--) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->req.fetch);
 
 		memcpy(&wqe->sqe, wookie_ring_slot(sq, qp->req.fetch),

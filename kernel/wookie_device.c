@@ -43,7 +43,7 @@ static int wookie_query_device(struct ib_device *ibdev,
 	attr->max_mw = WOOKIE_MAX_MW;
 	attr->max_pd = WOOKIE_MAX_PD;
 	attr->max_qp_rd_atom = WOOKIE_MAX_RD_ATOMIC;
-	attr->max_qp_init_rd_atom = WOOKIE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = WOOKIE_MAX_INIT_RD_ATOMIC;
 	attr->max_res_rd_atom = WOOKIE_MAX_RD_ATOMIC * WOOKIE_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_srq = WOOKIE_MAX_SRQ;
@@ -140,6 +140,55 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	wookie_device_dealloced(wdev);
 }
 
+static const struct rdma_stat_desc wookie_counter_descs[] = {
+	[WOOKIE_CNT_SENT_PKTS].name = "sent_pkts",
+	[WOOKIE_CNT_RCVD_PKTS].name = "rcvd_pkts",
+	[WOOKIE_CNT_DUP_REQ].name = "duplicate_request",
+	[WOOKIE_CNT_OUT_OF_SEQ_REQ].name = "out_of_seq_request",
+	[WOOKIE_CNT_RCV_RNR].name = "rcvd_rnr_err",
+	[WOOKIE_CNT_SND_RNR].name = "send_rnr_err",
+	[WOOKIE_CNT_RCV_SEQ_ERR].name = "rcvd_seq_err",
+	[WOOKIE_CNT_ACK_DEFERRED].name = "ack_deferred",
+	[WOOKIE_CNT_RETRY_EXCEEDED].name = "retry_exceeded_err",
+	[WOOKIE_CNT_RNR_RETRY_EXCEEDED].name = "retry_rnr_exceeded_err",
+	[WOOKIE_CNT_COMP_RETRY].name = "completer_retry_err",
+	[WOOKIE_CNT_SEND_ERR].name = "send_err",
+	[WOOKIE_CNT_LINK_DOWNED].name = "link_downed",
+	[WOOKIE_CNT_RDMA_SEND].name = "rdma_sends",
+	[WOOKIE_CNT_RDMA_RECV].name = "rdma_recvs",
+	[WOOKIE_CNT_RX_ICRC_ERR].name = "rx_icrc_err",
+	[WOOKIE_CNT_RX_BAD_HDR].name = "rx_drop_bad_hdr",
+	[WOOKIE_CNT_RX_NO_QP].name = "rx_drop_no_qp",
+	[WOOKIE_CNT_RX_BAD_PSN].name = "rx_drop_bad_psn",
+	[WOOKIE_CNT_RX_BAD_RKEY].name = "rx_drop_bad_rkey",
+	[WOOKIE_CNT_RX_BAD_QKEY].name = "rx_drop_bad_qkey",
+	[WOOKIE_CNT_RX_BAD_PKEY].name = "rx_drop_bad_pkey",
+	[WOOKIE_CNT_RX_TOO_LONG].name = "rx_drop_too_long",
+	[WOOKIE_CNT_RX_QP_BUSY].name = "rx_drop_qp_busy",
+	[WOOKIE_CNT_TX_NO_ROUTE].name = "tx_drop_no_route",
+};
+
+static_assert(ARRAY_SIZE(wookie_counter_descs) == WOOKIE_NUM_COUNTERS);
+
+static struct rdma_hw_stats *
+wookie_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(wookie_counter_descs,
+					  ARRAY_SIZE(wookie_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int wookie_get_hw_stats(struct ib_device *ibdev,
+			       struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibdev);
+	int i;
+
+	for (i = 0; i < WOOKIE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&wdev->counters[i]);
+	return WOOKIE_NUM_COUNTERS;
+}
+
 static ssize_t parent_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
@@ -177,6 +226,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	 */
 	.device_group = &wookie_dev_attr_group,
 
+	.alloc_hw_port_stats = wookie_alloc_hw_port_stats,
 	.alloc_mr = wookie_alloc_mr,
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
@@ -198,6 +248,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.disassociate_ucontext = wookie_disassociate_ucontext,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
 	.get_dma_mr = wookie_get_dma_mr,
+	.get_hw_stats = wookie_get_hw_stats,
 	.get_link_layer = wookie_get_link_layer,
 	.get_port_immutable = wookie_get_port_immutable,
 	.map_mr_sg = wookie_map_mr_sg,
@@ -306,5 +357,7 @@ void wookie_port_event(struct wookie_dev *wdev, int new_state)
 	wdev->port_state = new_state;
 	event.event = new_state == WOOKIE_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 							IB_EVENT_PORT_ERR;
+	if (event.event == IB_EVENT_PORT_ERR)
+		wookie_count(wdev, WOOKIE_CNT_LINK_DOWNED);
 	ib_dispatch_event(&event);
 }

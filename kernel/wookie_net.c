@@ -166,11 +166,11 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	if (!ip_ok || skb->len < WOOKIE_BTH_BYTES + WOOKIE_ICRC_BYTES) {
-		atomic64_inc(&wdev->rx_bad_hdr);
+		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
 		goto drop;
 	}
 	if (!wookie_net_icrc_ok(skb)) {
-		atomic64_inc(&wdev->rx_bad_icrc);
+		wookie_count(wdev, WOOKIE_CNT_RX_ICRC_ERR);
 		goto drop;
 	}
 	pkt->len = skb->len - WOOKIE_ICRC_BYTES;
@@ -184,7 +184,6 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	return 0;
 
 drop:
-	atomic64_inc(&wdev->rx_dropped);
 	wookie_pkt_free(pkt);
 	ib_device_put(&wdev->ibdev);
 	return 0;
@@ -309,7 +308,7 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 
 	/* No socket: no answer could come back (the port is taken). */
 	if (!wdev->net_attached || !(v4 ? wn->sock4 : wn->sock6)) {
-		atomic64_inc(&wdev->tx_no_route);
+		wookie_count(wdev, WOOKIE_CNT_TX_NO_ROUTE);
 		wookie_pkt_free(pkt);
 		return;
 	}
@@ -324,10 +323,8 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	 */
 	err = v4 ? wookie_xmit4(wdev, wn, av, skb) :
 		   wookie_xmit6(wdev, wn, av, skb);
-	if (err)
-		atomic64_inc(&wdev->tx_no_route);
-	else
-		atomic64_inc(&wdev->tx_packets);
+	wookie_count(wdev, err ? WOOKIE_CNT_TX_NO_ROUTE :
+				 WOOKIE_CNT_SENT_PKTS);
 }
 
 /* ---- Sockets and devices per namespace ---- */

@@ -86,8 +86,12 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 	pkt = wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device),
 			       hdr_len + payload_len + pad,
 			       GFP_KERNEL | __GFP_NOWARN);
-	if (!pkt)
+	if (!pkt) {
+		/* The requester retries; a response is lost like on a link. */
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_SEND_ERR);
 		return NULL;
+	}
 	ret = wookie_hdrs_build(pkt->data, pkt->len, h);
 	if (ret < 0) {
 		wookie_pkt_free(pkt);
@@ -108,22 +112,27 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	unsigned long flags;
 
 	if (wookie_hdrs_parse(pkt->data, pkt->len, h)) {
-		atomic64_inc(&wdev->rx_bad_hdr);
+		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
 		goto drop;
 	}
 	/* The only P_Key is the default one; membership bit aside. */
 	if ((h->bth.pkey & 0x7fff) != (IB_DEFAULT_PKEY_FULL & 0x7fff)) {
-		atomic64_inc(&wdev->rx_bad_pkey);
+		wookie_count(wdev, WOOKIE_CNT_RX_BAD_PKEY);
 		goto drop;
 	}
 	qp = wookie_qp_get(wdev, h->bth.dest_qp);
 	if (!qp) {
-		atomic64_inc(&wdev->rx_no_qp);
+		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
 		goto drop;
 	}
 	if ((h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
 	    wookie_transport_of(qp->kind)) {
-		atomic64_inc(&wdev->rx_bad_hdr);
+		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+		goto drop_put;
+	}
+	/* No link carries more than the path MTU (UD: the port's). */
+	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
+		wookie_count(wdev, WOOKIE_CNT_RX_TOO_LONG);
 		goto drop_put;
 	}
 
@@ -132,7 +141,7 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || qp->num_inbound >= WOOKIE_MAX_INBOUND_PKTS) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		atomic64_inc(&wdev->rx_qp_busy);
+		wookie_count(wdev, WOOKIE_CNT_RX_QP_BUSY);
 		goto drop_put;
 	}
 	qp->num_inbound++;
@@ -141,12 +150,12 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	else
 		list_add_tail(&pkt->list, &qp->req_pkts);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	wookie_count(wdev, WOOKIE_CNT_RCVD_PKTS);
 	return qp;
 
 drop_put:
 	wookie_qp_put(qp);
 drop:
-	atomic64_inc(&wdev->rx_dropped);
 	wookie_pkt_free(pkt);
 	return NULL;
 }
@@ -181,6 +190,7 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	pkt->hop_limit = av->hop_limit;
 	pkt->traffic_class = av->traffic_class;
 	pkt->flow_label = av->flow_label;
+	wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
 	dest = wookie_pkt_deliver(wdev, pkt);
 	if (dest) {
 		wookie_qp_run(dest);

@@ -102,7 +102,7 @@ void wookie_qp_run(struct wookie_qp *qp)
 	migrate_enable();
 }
 
-void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
+static void wookie_qp_event_now(struct wookie_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = qp->ibqp.device,
@@ -112,6 +112,38 @@ void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
 
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
+/* Kernel QPs' events, in the order of enum ib_event_type (errors first). */
+static void wookie_qp_upcall_work(struct work_struct *work)
+{
+	struct wookie_qp *qp = container_of(work, struct wookie_qp,
+					    upcall.work);
+	bool gone = false;
+	int type;
+
+	while ((type = wookie_upcall_next(&qp->upcall, &qp->lock, &gone)) >= 0) {
+		wookie_qp_event_now(qp, type);
+		/* The handler destroyed the QP: its memory is gone. */
+		if (gone)
+			return;
+		cond_resched();
+	}
+}
+
+/*
+ * The engine raises events with the QP held: a kernel consumer's handler
+ * runs later from the upcall work, where it may destroy or reset the QP.
+ * uverbs' handler (user QPs) only queues the event for the process.
+ */
+void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
+{
+	if (qp->user) {
+		wookie_qp_event_now(qp, type);
+		return;
+	}
+	wookie_upcall_raise(&qp->upcall, &qp->lock,
+			    to_wookie_dev(qp->ibqp.device)->wq, type);
 }
 
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
@@ -305,6 +337,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->req_pkts);
 	INIT_LIST_HEAD(&qp->resp_pkts);
 	INIT_WORK(&qp->work, wookie_qp_work);
+	wookie_upcall_init(&qp->upcall, wookie_qp_upcall_work);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->timer.function = wookie_qp_timer;
 	qp->state = IB_QPS_RESET;
@@ -443,7 +476,7 @@ static int wookie_check_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > WOOKIE_MAX_RD_ATOMIC)
+	    attr->max_rd_atomic > WOOKIE_MAX_INIT_RD_ATOMIC)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > WOOKIE_MAX_RD_ATOMIC)
@@ -510,6 +543,7 @@ static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->sq_psn = attr->sq_psn & WOOKIE_PSN_MASK;
 		qp->req.psn = qp->sq_psn;
+		qp->req.psn_end = qp->sq_psn;
 		qp->comp.psn = qp->sq_psn;
 	}
 	if (mask & IB_QP_RQ_PSN)
@@ -666,6 +700,17 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wookie_qp_quiesce(qp);
 	wookie_qp_drop_inbound(qp);
 	mutex_unlock(&qp->modify_lock);
+
+	/*
+	 * With the engine stopped nothing raises upcalls: deliver what it
+	 * raised (unless this runs in the QP's own handler, which then
+	 * returns to a work that leaves the QP alone), then have the CQs'
+	 * handlers see its completions, before ib_core frees the QP.
+	 */
+	wookie_upcall_stop(&qp->upcall, &qp->lock, true);
+	wookie_cq_upcall_flush(qp->send_cq);
+	if (qp->recv_cq != qp->send_cq)
+		wookie_cq_upcall_flush(qp->recv_cq);
 
 	wookie_qp_free_rings(qp);
 	atomic_dec(&wdev->num_qp);

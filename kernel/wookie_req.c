@@ -7,6 +7,7 @@
  * may rewind the requester to retransmit.
  */
 #include "wookie.h"
+#include "portable/wookie_psn.h"
 
 static bool wookie_is_local_op(u8 opcode)
 {
@@ -24,17 +25,17 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_ring *sq = &qp->sq;
 	struct wookie_send_wqe *wqe;
-	u32 producer;
+	u32 producer, count;
 	u8 *slot;
 	size_t len;
 	int err;
 
 	/* Pairs with the poster's release: the slots are written. */
 	producer = smp_load_acquire(&sq->hdr->producer);
-	if (!wookie_ring_sane(producer, qp->comp.index, sq->num_entries) ||
-	    !wookie_ring_sane(producer, qp->req.fetch, sq->num_entries))
+	if (!wookie_ring_fetchable(producer, qp->comp.index, qp->req.fetch,
+				   sq->num_entries, &count))
 		return -EIO;
-	if (producer == qp->req.fetch)
+	if (!count)
 		return -ENOENT;
 
 	wqe = wookie_swqe(qp, qp->req.fetch);
@@ -48,6 +49,7 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	wqe->state = WOOKIE_WQE_PENDING;
 	wqe->status = IB_WC_SUCCESS;
 	wqe->done_bytes = 0;
+	wqe->asked_bytes = 0;
 	wqe->atomic_orig = 0;
 
 	err = wookie_sqe_check(&wqe->sqe, &qp->sq_limits, qp->mtu_bytes,
@@ -70,6 +72,10 @@ static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			 u64 offset, u8 *dst, u32 len)
 {
 	if (wqe->sqe.flags & WOOKIE_WQE_INLINE) {
+		/* The checked inline length, whatever offset a rewind gave. */
+		if (offset > wqe->sqe.inline_len ||
+		    len > wqe->sqe.inline_len - offset)
+			return IB_WC_LOC_LEN_ERR;
 		memcpy(dst, wqe->inline_data + offset, len);
 		return IB_WC_SUCCESS;
 	}
@@ -144,6 +150,8 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		h.deth.src_qp = qp->ibqp.qp_num;
 	}
 	if (write && first) {
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RDMA_SEND);
 		h.reth.va = sqe->rdma.remote_addr;
 		h.reth.rkey = sqe->rdma.rkey;
 		h.reth.dma_len = wqe->total_len;
@@ -170,6 +178,8 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		wqe->state = WOOKIE_WQE_SENDING;
 	wqe->done_bytes += len;
 	qp->req.psn = wookie_psn_add(qp->req.psn, 1);
+	qp->req.psn_end = wookie_psn_sent_end(qp->req.psn_end, h.bth.psn,
+					      qp->req.psn);
 	if (last) {
 		wqe->last_psn = h.bth.psn;
 		qp->req.index++;
@@ -192,17 +202,27 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 	struct wookie_pkt *pkt;
 	u32 npkts = 1;
 
+	/*
+	 * Sent again after a rewind: from the first response still missing,
+	 * which may have arrived since the rewind chose where to resume.
+	 */
+	if (wqe->state != WOOKIE_WQE_PENDING)
+		qp->req.psn = wookie_psn_add(wqe->first_psn,
+					     wqe->done_bytes / qp->mtu_bytes);
 	h.bth.psn = qp->req.psn;
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.ack_req = true;
 	if (sqe->opcode == WOOKIE_WR_RDMA_READ) {
-		u64 left = wqe->total_len - wqe->done_bytes;
+		u64 end = wookie_read_part_end(qp, wqe->total_len,
+					       wqe->done_bytes);
+		u64 len = end - wqe->done_bytes;
 
 		h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_READ_REQUEST;
 		h.reth.va = sqe->rdma.remote_addr + wqe->done_bytes;
 		h.reth.rkey = sqe->rdma.rkey;
-		h.reth.dma_len = left;
-		npkts = wookie_num_packets(left, qp->mtu_bytes);
+		h.reth.dma_len = len;
+		npkts = wookie_num_packets(len, qp->mtu_bytes);
+		wqe->asked_bytes = end;
 	} else {
 		h.bth.opcode = WOOKIE_TRANSPORT_RC |
 			(sqe->opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ?
@@ -223,11 +243,22 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 	if (wqe->state == WOOKIE_WQE_PENDING) {
 		wqe->first_psn = qp->req.psn;
 		qp->req.rd_atomic_inflight++;
+		if (sqe->opcode == WOOKIE_WR_RDMA_READ)
+			wookie_count(to_wookie_dev(qp->ibqp.device),
+				     WOOKIE_CNT_RDMA_SEND);
 	}
-	wqe->state = WOOKIE_WQE_SENT;
 	qp->req.psn = wookie_psn_add(qp->req.psn, npkts);
+	qp->req.psn_end = wookie_psn_sent_end(qp->req.psn_end, h.bth.psn,
+					      qp->req.psn);
 	wqe->last_psn = wookie_psn_add(qp->req.psn, WOOKIE_PSN_MASK);
-	qp->req.index++;
+	/* A READ with parts still to ask for stays the requester's. */
+	if (sqe->opcode == WOOKIE_WR_RDMA_READ &&
+	    wqe->asked_bytes < wqe->total_len) {
+		wqe->state = WOOKIE_WQE_SENDING;
+	} else {
+		wqe->state = WOOKIE_WQE_SENT;
+		qp->req.index++;
+	}
 	wookie_net_xmit(qp, &qp->av, pkt);
 	return 0;
 }
@@ -318,6 +349,10 @@ bool wookie_requester(struct wookie_qp *qp)
 			if (wqe->state == WOOKIE_WQE_PENDING &&
 			    qp->req.rd_atomic_inflight >=
 			    max_t(u32, qp->max_rd_atomic, 1))
+				break;
+			/* The next part of a READ once the last one is in. */
+			if (wqe->state == WOOKIE_WQE_SENDING &&
+			    wqe->done_bytes < wqe->asked_bytes)
 				break;
 			err = wookie_send_rd_atomic(qp, wqe);
 		} else {

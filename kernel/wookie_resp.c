@@ -282,6 +282,7 @@ void wookie_flush_recv(struct wookie_qp *qp)
 {
 	struct wookie_recv_wqe rqe;
 	int err = 0;
+	u32 n;
 
 	if (qp->resp.have_rqe) {
 		qp->resp.have_rqe = false;
@@ -289,10 +290,17 @@ void wookie_flush_recv(struct wookie_qp *qp)
 	}
 	if (qp->srq)
 		return;
-	/* A full CQ is in error: later flush CQEs would be lost anyway. */
-	while (!err && !wookie_rq_pop(&qp->rq, &qp->rq_consumer,
-				      qp->rq_max_sge, &rqe))
+	/*
+	 * A full CQ is in error: later flush CQEs would be lost anyway.  At
+	 * most a ring's worth per pass: user space may keep posting (and
+	 * polling) as fast as this flushes; its next doorbell flushes more.
+	 */
+	for (n = 0; n < qp->rq.num_entries && !err; n++) {
+		if (wookie_rq_pop(&qp->rq, &qp->rq_consumer, qp->rq_max_sge,
+				  &rqe))
+			break;
 		resp_flush_one(qp, rqe.wr_id, &err);
+	}
 }
 
 void wookie_resp_reset(struct wookie_qp *qp)
@@ -418,6 +426,7 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	struct wookie_rd_atomic *res;
 
+	wookie_count(resp_wdev(qp), WOOKIE_CNT_DUP_REQ);
 	if (h->flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)) {
 		/* Its ACK was lost: acknowledge everything done so far. */
 		wookie_send_ack(qp, RESP_AETH_ACK,
@@ -463,6 +472,7 @@ static enum resp_res resp_check_psn(struct wookie_qp *qp,
 	if (qp->kind == WOOKIE_QP_KIND_UC)
 		return resp_check_psn_uc(qp, pkt, diff);
 	if (diff > 0) {
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_OUT_OF_SEQ_REQ);
 		/* One NAK per gap: the requester resends from resp.psn. */
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
@@ -650,6 +660,7 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 		res = resp_write_start(qp, &h->reth);
 		if (res != RESP_OK)
 			return res;
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_RDMA_RECV);
 	}
 	/* The packets must add up to the RETH's length exactly. */
 	if (len > resp->write_left ||
@@ -697,6 +708,7 @@ static enum resp_res resp_execute_read(struct wookie_qp *qp,
 	ret = resp_read_check(qp, &h->reth);
 	if (ret != RESP_OK)
 		return ret;
+	wookie_count(resp_wdev(qp), WOOKIE_CNT_RDMA_RECV);
 	npkts = wookie_num_packets(h->reth.dma_len, qp->mtu_bytes);
 	res = resp_new_res(qp);
 	res->first_psn = h->bth.psn;
@@ -772,8 +784,12 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	if (!(pkt->hdrs.flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)))
 		return;
 	qp->resp.psn = wookie_psn_add(bth->psn, 1);
-	if (qp->kind == WOOKIE_QP_KIND_RC && bth->ack_req)
+	if (qp->kind != WOOKIE_QP_KIND_RC)
+		return;
+	if (bth->ack_req)
 		wookie_send_ack(qp, RESP_AETH_ACK, bth->psn);
+	else
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
 }
 
 /* ---- Errors ---- */
@@ -790,6 +806,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		 * of this PSN: a sequence NAK would cut the RNR wait short.
 		 */
 		qp->resp.nak_sent = true;
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_SND_RNR);
 		wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK |
 				(qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK),
 				psn);
@@ -800,6 +817,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		wookie_qp_error(qp, IB_EVENT_QP_REQ_ERR);
 		return;
 	case RESP_ERR_ACCESS:
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY);
 		resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR, psn);
 		resp_complete_error(qp, IB_WC_REM_ACCESS_ERR);
 		wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
@@ -846,6 +864,8 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
 		return;
 	default:
+		if (res == RESP_ERR_ACCESS)
+			wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY);
 		if (qp->kind == WOOKIE_QP_KIND_UC) {
 			resp_uc_abort(qp);
 			qp->resp.uc_drop = true;
@@ -913,7 +933,7 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	    (WOOKIE_OPF_SEND | RESP_OPF_ONLY))
 		return RESP_DROP;
 	if (h->deth.qkey != READ_ONCE(qp->qkey)) {
-		atomic64_inc(&resp_wdev(qp)->rx_bad_qkey);
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_QKEY);
 		return RESP_DROP;
 	}
 	res = resp_get_rqe(qp);
@@ -982,6 +1002,15 @@ static void resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		resp_fail(qp, pkt, res);
 }
 
+/* An RC READ request for PSNs already executed: a retry. */
+static bool resp_read_retry(struct wookie_qp *qp, const struct wookie_pkt *pkt)
+{
+	return qp->kind == WOOKIE_QP_KIND_RC &&
+	       (pkt->hdrs.flags & WOOKIE_OPF_READ) &&
+	       (pkt->hdrs.flags & WOOKIE_OPF_REQUEST) &&
+	       wookie_psn_diff(pkt->hdrs.bth.psn, qp->resp.psn) < 0;
+}
+
 void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	if (!resp_accepts(qp, pkt))
@@ -990,9 +1019,11 @@ void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	 * Responses of an earlier READ go out before anything this packet
 	 * causes.  The work calls wookie_responder_continue() first; if
 	 * they still cannot all go, drop the packet: the requester's
-	 * sequence NAK or timeout brings it back.
+	 * sequence NAK or timeout brings it back.  A READ asked again is
+	 * the exception: the requester lost responses and wants them from
+	 * that PSN on, so the answer in progress is abandoned for it.
 	 */
-	if (!wookie_responder_continue(qp))
+	if (!resp_read_retry(qp, pkt) && !wookie_responder_continue(qp))
 		goto out;
 	if (qp->kind == WOOKIE_QP_KIND_UD)
 		resp_fail(qp, pkt, resp_execute_ud(qp, pkt));

@@ -30,6 +30,29 @@ static inline bool wookie_ring_sane(__u32 producer, __u32 consumer,
 	return producer - consumer <= num_entries;
 }
 
+/*
+ * Entries the kernel may take next from a ring user space produces into.
+ * @producer is user space's index (any value); @done is the oldest entry
+ * the kernel still holds (its published consumer index) and @taken the
+ * next entry it takes, both the kernel's own.  Every loop over new
+ * entries is bounded by *@count, never by @producer: the count is at most
+ * @num_entries less the entries taken and not done.  Returns false, with
+ * *@count untouched, for an impossible producer: more than @num_entries
+ * ahead of @done, or behind @taken (taken entries cannot be unposted).
+ */
+static inline bool wookie_ring_fetchable(__u32 producer, __u32 done,
+					 __u32 taken, __u32 num_entries,
+					 __u32 *count)
+{
+	__u32 held = taken - done;
+	__u32 ahead = producer - done;
+
+	if (held > num_entries || ahead > num_entries || ahead < held)
+		return false;
+	*count = ahead - held;
+	return true;
+}
+
 /* Bytes of a ring of @num_entries slots of @stride bytes, header included. */
 static inline size_t wookie_ring_bytes(__u32 num_entries, __u32 stride)
 {

@@ -7,12 +7,17 @@
 //   - the victim QP is in the error state (or, for harmless damage, still
 //     usable), and destroying everything works;
 //   - a bystander pair in another context still moves data.
-// The kernel side (no oops, no KASAN report, no leak) is the VM harness's.
-// Exit 0 when every check passes; prints "ok"/"FAIL" lines.
+// Then one scenario that needs a QP with WQEs in flight: the SQ producer
+// rewritten back between what the kernel completed and what it fetched,
+// then a move to the error state (flush_rewound_producer() below).
+// The kernel side (no oops, no KASAN report, no leak, no soft lockup) is
+// the VM harness's.  Exit 0 when every check passes; prints "ok"/"FAIL"
+// lines.
 
 #include <infiniband/verbs.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -81,7 +86,8 @@ struct Side {
 	ibv_gid gid{};
 };
 
-bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid)
+// @timeout: the local ACK timeout; 0 waits for ever (no retransmission).
+bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid, int timeout = 8)
 {
 	ibv_qp_attr a{};
 
@@ -109,7 +115,7 @@ bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid)
 		return false;
 	a = {};
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 8;
+	a.timeout = timeout;
 	a.retry_cnt = 1;
 	a.rnr_retry = 1;
 	a.max_rd_atomic = 1;
@@ -118,7 +124,7 @@ bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid)
 					 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-bool open_side(Side &s, const char *dev)
+bool open_side(Side &s, const char *dev, int timeout = 8)
 {
 	int n;
 	ibv_device **list = ibv_get_device_list(&n);
@@ -151,8 +157,8 @@ bool open_side(Side &s, const char *dev)
 		if (!q)
 			return false;
 	}
-	return to_rts(s.qp[0], s.qp[1]->qp_num, s.gid) &&
-	       to_rts(s.qp[1], s.qp[0]->qp_num, s.gid);
+	return to_rts(s.qp[0], s.qp[1]->qp_num, s.gid, timeout) &&
+	       to_rts(s.qp[1], s.qp[0]->qp_num, s.gid, timeout);
 }
 
 void close_side(Side &s)
@@ -250,6 +256,121 @@ const char *name(Damage d)
 	}
 }
 
+// Post a signaled SEND of 64 bytes with @wr_id on qp[0].
+bool post_send(Side &s, uint64_t wr_id)
+{
+	ibv_sge sge = {(uintptr_t)s.buf.data(), 64, s.mr->lkey};
+	ibv_send_wr wr{}, *bad;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	return !ibv_post_send(s.qp[0], &wr, &bad);
+}
+
+// The ring of @s whose header reads @producer / @consumer; none if not one.
+wookie_ring_hdr *ring_with(const std::vector<Mapping> &rings, uint32_t producer,
+			   uint32_t consumer)
+{
+	wookie_ring_hdr *found = nullptr;
+
+	for (auto &m : rings) {
+		auto *hdr = reinterpret_cast<wookie_ring_hdr *>(m.start);
+
+		if (hdr->producer == producer && hdr->consumer == consumer) {
+			if (found)
+				return nullptr;
+			found = hdr;
+		}
+	}
+	return found;
+}
+
+// Two SENDs complete, four more are fetched by the kernel and never
+// acknowledged (the peer is in the error state and no ACK timeout runs),
+// then user space rewrites its SQ producer to 4, between the kernel's
+// completed index (2) and its fetched one (6), and moves the QP to ERR.
+// The flush must end at once with the four fetched WQEs flushed, not count
+// the producer up to 2^32 (a soft lockup of one CPU for minutes).
+void flush_rewound_producer(const char *dev,
+			    const std::set<Mapping> &bystander_maps)
+{
+	const char *what = "SQ producer rewritten into (completed, fetched)";
+	Side v;
+
+	if (!open_side(v, dev, 0)) {
+		check(false, std::string(what) + ": set up");
+		close_side(v);
+		return;
+	}
+	std::vector<Mapping> rings;
+	for (auto &m : ring_mappings())
+		if (!bystander_maps.count(m))
+			rings.push_back(m);
+
+	// Two SENDs that complete.
+	ibv_sge rsge = {(uintptr_t)v.buf.data() + 4096, 64, v.mr->lkey};
+	ibv_recv_wr rwr{}, *rbad;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	bool ok = !ibv_post_recv(v.qp[1], &rwr, &rbad) &&
+		  !ibv_post_recv(v.qp[1], &rwr, &rbad) &&
+		  post_send(v, 100) && post_send(v, 101);
+	auto wcs = poll(v.cq, 4);
+	int good = 0;
+	for (auto &wc : wcs)
+		good += wc.status == IBV_WC_SUCCESS;
+	check(ok && good == 4, std::string(what) + ": 2 SENDs complete (" +
+			       std::to_string(good) + " of 4 completions)");
+
+	// The peer drops everything from now on: four SENDs stay in flight.
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	ok = !ibv_modify_qp(v.qp[1], &a, IBV_QP_STATE);
+	for (uint64_t id = 102; id < 106; id++)
+		ok = ok && post_send(v, id);
+	wcs = poll(v.cq, 1);
+	check(ok && wcs.empty(), std::string(what) +
+		  ": 4 SENDs in flight, none completed");
+
+	// SQ of qp[0]: 6 produced, 2 completed (the consumer index).
+	wookie_ring_hdr *sq = ring_with(rings, 6, 2);
+	check(sq != nullptr, std::string(what) + ": found the SQ (6, 2)");
+	if (!sq) {
+		close_side(v);
+		return;
+	}
+	sq->producer = 4;
+
+	auto start = std::chrono::steady_clock::now();
+	a.qp_state = IBV_QPS_ERR;
+	ok = !ibv_modify_qp(v.qp[0], &a, IBV_QP_STATE);
+	ibv_send_wr *bad = nullptr;
+	ibv_cmd_post_send(v.qp[0], nullptr, &bad);
+	wcs = poll(v.cq, 4);
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+			  std::chrono::steady_clock::now() - start).count();
+	int flushed = 0;
+	uint64_t next = 102;
+	for (auto &wc : wcs)
+		if (wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == next &&
+		    wc.qp_num == v.qp[0]->qp_num) {
+			flushed++;
+			next++;
+		}
+	check(ok && flushed == 4 && wcs.size() == 4,
+	      std::string(what) + ": the 4 fetched WQEs flushed in order, in " +
+	      std::to_string(ms) + " ms (" + std::to_string(wcs.size()) +
+	      " completions, " + std::to_string(flushed) + " as expected)");
+	check(poll(v.cq, 1).empty(), std::string(what) +
+	      ": nothing more completes");
+	check(qp_state(v.qp[0]) == IBV_QPS_ERR,
+	      std::string(what) + ": QP in ERR");
+	close_side(v);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -332,6 +453,9 @@ int main(int argc, char **argv)
 		      std::string("bystander moves data after: ") + name(damage));
 		close_side(victim);
 	}
+	flush_rewound_producer(dev, bystander_maps);
+	check(send_works(bystander),
+	      "bystander moves data after: SQ producer rewritten back");
 	close_side(bystander);
 	std::printf("%s: %d failures\n", argv[0], failures);
 	return failures ? 1 : 0;
