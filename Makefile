@@ -67,6 +67,18 @@ $(BUILD)/vm-progs/%: tests/vm/progs/%.cc include/uapi/rdma/wookie-abi.h
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -I include/uapi -o $@ $< -libverbs
 
+# roce_inject builds packets with the portable wire and ICRC code, compiled
+# as C as the unit tests compile it.
+INJECT_OBJS := $(patsubst %,$(BUILD)/vm-progs/portable/%.o,wookie_wire wookie_icrc wookie_link)
+
+$(BUILD)/vm-progs/portable/%.o: kernel/portable/%.c $(wildcard kernel/portable/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -c -o $@ $<
+
+$(BUILD)/vm-progs/roce_inject: tests/vm/progs/roce_inject.cc tests/vm/progs/roce_packet.h $(INJECT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -I kernel/portable -o $@ $< $(INJECT_OBJS)
+
 install: all
 	install -D -m 0644 $(MODULE) $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
 	install -D -m 0644 $(PROVIDER) $(DESTDIR)$(IBVERBS_PROVIDER_DIR)/libwookie-rdmav34.so

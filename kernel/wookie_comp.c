@@ -257,6 +257,9 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	case WOOKIE_AETH_NAK:
 		break;
 	default:
+		/* A reserved AETH type: malformed, dropped. */
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RX_BAD_HDR);
 		return;
 	}
 	switch (syndrome & WOOKIE_AETH_VALUE_MASK) {
@@ -308,6 +311,15 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		/* Late or repeated: lossy links do that. */
 		goto out;
 	default:
+		/*
+		 * A NAK names the PSN the responder expects: the next one to
+		 * send is no loss (the responder saw a stray request).
+		 */
+		if (op == WOOKIE_OP_ACKNOWLEDGE &&
+		    (h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) ==
+		    WOOKIE_AETH_NAK &&
+		    h->bth.psn == (qp->req.psn_end & WOOKIE_PSN_MASK))
+			goto out;
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_RX_BAD_PSN);
 		goto out;
