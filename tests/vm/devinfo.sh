@@ -11,7 +11,13 @@
 
 probe=$WOOKIE_TOP/build/vm-progs/uverbs_probe
 
+# rdma_rxe binds UDP port 4791 in the initial namespace when it loads,
+# and fails to load where a wookie device holds it: load it first, so
+# that zz0 comes up next to it reaching only its own QPs, and says so.
+ok "load rdma_rxe" modprobe rdma_rxe
 ok "add zz0 on vethA" rdma link add zz0 type wookie netdev vethA
+ok "zz0 says the UDP port is taken" sh -c \
+	'dmesg | grep -q "zz0: UDP port 4791 (IPv4) is taken"'
 ok "ACTIVE" wait_until 5 port_is zz0 "4: ACTIVE"
 ok "ibv_devices" sh -c 'ibv_devices | grep -qw zz0'
 
