@@ -81,8 +81,21 @@ sed 's/^/     | /' "$RDMA_OUT/rxe-counters.txt"
 rxe_count() {
 	grep -o "$1 [0-9]*" "$RDMA_OUT/rxe-counters.txt" | awk '{print $2}'
 }
-equals "rxe saw no sequence error" 0 "$(rxe_count rcvd_seq_err)"
-equals "rxe saw no out-of-sequence request" 0 "$(rxe_count out_of_seq_request)"
+# Packets the veth itself dropped (its peer's backlog full, on a busy
+# host) make sequence errors that are nobody's fault: only a run with no
+# such drop is clean.
+rx_dropped() {
+	ns_run "$1" ip -s -j link show "$2" |
+		sed -n 's/.*"rx":{[^}]*"dropped":\([0-9]*\).*/\1/p'
+}
+drops=$(($(rx_dropped "" vethA) + $(rx_dropped hostB vethB)))
+if [ "$drops" -eq 0 ]; then
+	equals "rxe saw no sequence error" 0 "$(rxe_count rcvd_seq_err)"
+	equals "rxe saw no out-of-sequence request" 0 \
+		"$(rxe_count out_of_seq_request)"
+else
+	echo "ok   the veth dropped $drops packets: rxe's sequence counters not judged ($(rxe_count rcvd_seq_err) sequence errors, $(rxe_count out_of_seq_request) out of sequence)"
+fi
 
 ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
 ok "delete zzb" rdma link delete zzb
