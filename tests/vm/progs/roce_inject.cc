@@ -16,6 +16,7 @@
 // CAP_NET_RAW.  Exit 0 when everything was sent.
 
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <poll.h>
@@ -342,6 +343,50 @@ double now()
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+// The kernel keeps only UDP/4791 packets (to @qpn, if >= 0) for the
+// socket: other traffic, however heavy, cannot crowd them out.
+bool sniff_filter(int fd, int64_t qpn)
+{
+	uint32_t mask = qpn >= 0 ? 0xffffff : 0;
+	uint32_t want = qpn >= 0 ? (uint32_t)qpn : 0;
+	enum { V6 = 12, ACCEPT = 19, DROP = 20 };
+	// Jump offsets count from the next instruction.
+#define J(pc, to) (uint8_t)((to) - (pc) - 1)
+	sock_filter code[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+		/* 1 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+		/* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x60, J(2, V6), 0),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, J(3, DROP)),
+		/* 4 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, J(5, DROP)),
+		/* 6 */ BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
+		/* 7 */ BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
+		/* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WOOKIE_ROCE_UDP_PORT, 0, J(8, DROP)),
+		/* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_IND, 12),
+		/* 10 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, mask),
+		/* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, want, J(11, ACCEPT), J(11, DROP)),
+		/* 12 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6),
+		/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, J(13, DROP)),
+		/* 14 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 42),
+		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WOOKIE_ROCE_UDP_PORT, 0, J(15, DROP)),
+		/* 16 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 52),
+		/* 17 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, mask),
+		/* 18 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, want, J(18, ACCEPT), J(18, DROP)),
+		/* 19 */ BPF_STMT(BPF_RET | BPF_K, 0x40000),
+		/* 20 */ BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+#undef J
+	sock_fprog prog = {(unsigned short)(sizeof(code) / sizeof(code[0])), code};
+	int rcvbuf = 4 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+		std::perror("SO_ATTACH_FILTER");
+		return false;
+	}
+	return true;
+}
+
 // One line per received RoCEv2 packet (to @qpn, if >= 0): addresses,
 // the decoded headers, and whether the ICRC checks.
 int sniff(double seconds, int64_t qpn)
@@ -351,6 +396,10 @@ int sniff(double seconds, int64_t qpn)
 
 	if (fd < 0) {
 		std::perror("socket(AF_PACKET)");
+		return 1;
+	}
+	if (!sniff_filter(fd, qpn)) {
+		close(fd);
 		return 1;
 	}
 	std::setvbuf(stdout, nullptr, _IOLBF, 0);
