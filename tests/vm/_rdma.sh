@@ -190,6 +190,13 @@ pair() {
 
 # --- Two hosts: namespaces joined by the veth (vm-run --net ns or init) ---
 
+# wire_add NS NAME NETDEV: a wookie device on NETDEV of namespace NS,
+# ACTIVE.
+wire_add() {
+	ns_run "$1" rdma link add "$2" type wookie netdev "$3" &&
+		wait_until 10 port_is "$2" "4: ACTIVE"
+}
+
 # The GID index of address $2 (as sysfs prints it) on device $1, or fail.
 gid_index() {
 	local f

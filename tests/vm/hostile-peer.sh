@@ -258,10 +258,6 @@ sniff_none() {
 
 # ---- Set-up ----
 
-wire_add() {
-	ns_run "$1" rdma link add "$2" type wookie netdev "$3" &&
-		wait_until 10 port_is "$2" "4: ACTIVE"
-}
 v4gid() {
 	case "$1" in
 	zza) echo 0000:0000:0000:0000:0000:ffff:0a00:0001 ;;

@@ -14,11 +14,6 @@
 
 [ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: two wookie hosts"; exit 0; }
 
-# wire_add NS NAME NETDEV: a wookie device, ACTIVE, with its IPv4 GID.
-wire_add() {
-	ns_run "$1" rdma link add "$2" type wookie netdev "$3" &&
-		wait_until 10 port_is "$2" "4: ACTIVE"
-}
 ok "add zza on vethA in hostA" wire_add hostA zza vethA
 ok "add zzb on vethB in hostB" wire_add hostB zzb vethB
 
