@@ -22,6 +22,7 @@
 #include <rdma/wookie-abi.h>
 #include "portable/wookie_queue.h"
 #include "portable/wookie_wire.h"
+#include "portable/wookie_window.h"
 
 #define WOOKIE_DRV_NAME "wookie"
 /* The module version, also reported as the firmware version. */
@@ -60,10 +61,12 @@
 /* No IEEE OUI: all ones, as rdma_rxe; rdma-core expects a nonzero id. */
 #define WOOKIE_VENDOR_ID 0xffffff
 #define WOOKIE_VENDOR_PART_ID 0x776b
-/* The requester asks for an ACK at least every this many packets. */
+/*
+ * The requester asks for an ACK at least every this many packets: half its
+ * smallest send window at most (portable/wookie_window.h).
+ */
 #define WOOKIE_ACK_REQ_EVERY 16
-/* Packets a requester keeps unacknowledged at most. */
-#define WOOKIE_MAX_INFLIGHT_PKTS 128
+static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
 /* Packets one QP handles in one pass of its work before yielding. */
 #define WOOKIE_WORK_BUDGET 64
 /* Inbound packets a QP queues at most before dropping. */
@@ -337,6 +340,8 @@ struct wookie_srq {
 	/* Armed limit (0: not armed) for IB_EVENT_SRQ_LIMIT_REACHED. */
 	u32 limit;
 	bool user;
+	/* Kernel SRQs: the limit event, under lock. */
+	struct wookie_upcall upcall;
 };
 
 /* A receive WQE copied out of an RQ or SRQ and checked. */
@@ -447,6 +452,8 @@ struct wookie_req {
 	u32 psn_end;
 	/* READ and atomic requests outstanding. */
 	u32 rd_atomic_inflight;
+	/* PSNs that may be outstanding (RC). */
+	struct wookie_window window;
 	/* Paused by an RNR NAK until this time. */
 	bool rnr_wait;
 	ktime_t rnr_until;
@@ -466,6 +473,12 @@ struct wookie_comp {
 	 */
 	bool read_gap;
 	u32 read_gap_psn;
+	/*
+	 * The requester went back for a sequence NAK naming nak_psn: a
+	 * repeat of it (a duplicated packet) is no new loss.
+	 */
+	bool nak_rewound;
+	u32 nak_psn;
 	/* Last time a response made progress, for the ACK timeout. */
 	ktime_t last_progress;
 };
@@ -884,7 +897,7 @@ static inline u8 wookie_transport_of(enum wookie_qp_kind kind)
 static inline u64 wookie_read_part_end(const struct wookie_qp *qp,
 				       u64 total_len, u64 done)
 {
-	u64 part = (u64)WOOKIE_MAX_INFLIGHT_PKTS * qp->mtu_bytes;
+	u64 part = (u64)WOOKIE_WINDOW_MAX * qp->mtu_bytes;
 
 	return min(total_len, (done / part + 1) * part);
 }

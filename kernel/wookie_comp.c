@@ -120,8 +120,10 @@ static void wookie_comp_ack_psn(struct wookie_qp *qp, u32 psn)
 		qp->comp.psn = next;
 }
 
+/* A response moved comp.psn forward. */
 static void wookie_progress(struct wookie_qp *qp)
 {
+	wookie_window_acked(&qp->req.window, qp->comp.psn);
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_retry_left = qp->rnr_retry;
 	qp->comp.last_progress = ktime_get();
@@ -150,6 +152,7 @@ static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 		return;
 	qp->comp.read_gap = true;
 	qp->comp.read_gap_psn = psn;
+	wookie_window_nak(&qp->req.window, psn, qp->req.psn_end);
 	wookie_rewind(qp, psn);
 }
 
@@ -240,6 +243,50 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			      HRTIMER_MODE_REL);
 }
 
+/*
+ * A retransmission for a loss (ACK timeout, sequence NAK) spends a retry;
+ * with none left the WQE fails.  Returns false then.
+ */
+static bool wookie_spend_retry(struct wookie_qp *qp,
+			       struct wookie_send_wqe *wqe)
+{
+	if (!qp->comp.retry_left) {
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_RETRY_EXCEEDED);
+		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return false;
+	}
+	qp->comp.retry_left--;
+	return true;
+}
+
+/*
+ * A sequence NAK names the PSN the responder expects next, so it also
+ * acknowledges every PSN before it: inside a SEND or WRITE that is
+ * progress, and only a NAK that moves nothing spends a retry.  (Whole
+ * WQEs before @psn were completed by the caller; a READ or atomic ends
+ * only with its own response.)  A repeat of the NAK already gone back
+ * for is a duplicated packet, not a new loss: the ACK timeout covers a
+ * retransmission that is lost again.
+ */
+static void wookie_seq_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			   u32 psn)
+{
+	if (qp->comp.nak_rewound && qp->comp.nak_psn == psn)
+		return;
+	if (!wookie_is_rd_atomic(wqe->sqe.opcode) &&
+	    wookie_psn_diff(psn, qp->comp.psn) > 0) {
+		wookie_comp_ack_psn(qp, wookie_psn_add(psn, WOOKIE_PSN_MASK));
+		wookie_progress(qp);
+	} else if (!wookie_spend_retry(qp, wqe)) {
+		return;
+	}
+	qp->comp.nak_rewound = true;
+	qp->comp.nak_psn = psn;
+	wookie_window_nak(&qp->req.window, psn, qp->req.psn_end);
+	wookie_rewind(qp, psn);
+}
+
 static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		       const struct wookie_hdrs *h)
 {
@@ -266,14 +313,7 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	case WOOKIE_NAK_PSN_SEQ_ERROR:
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_RCV_SEQ_ERR);
-		if (!qp->comp.retry_left) {
-			wookie_count(to_wookie_dev(qp->ibqp.device),
-				     WOOKIE_CNT_RETRY_EXCEEDED);
-			wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
-			return;
-		}
-		qp->comp.retry_left--;
-		wookie_rewind(qp, h->bth.psn);
+		wookie_seq_nak(qp, wqe, h->bth.psn);
 		return;
 	case WOOKIE_NAK_INVALID_REQUEST:
 		wookie_wqe_finish(qp, wqe, IB_WC_REM_INV_REQ_ERR);
@@ -293,6 +333,7 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	u8 op = h->bth.opcode & ~WOOKIE_TRANSPORT_MASK;
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct wookie_send_wqe *wqe;
+	enum wookie_psn_class cls;
 	u32 index;
 
 	if (qp->kind != WOOKIE_QP_KIND_RC ||
@@ -303,23 +344,20 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	 * Only a response to a packet sent and not acknowledged yet counts:
 	 * everything below derives PSNs and offsets from this one.
 	 */
-	switch (wookie_psn_classify(h->bth.psn, qp->comp.psn,
-				    qp->req.psn_end)) {
+	if (op == WOOKIE_OP_ACKNOWLEDGE &&
+	    h->aeth.syndrome == (WOOKIE_AETH_NAK | WOOKIE_NAK_PSN_SEQ_ERROR))
+		cls = wookie_psn_classify_seq_nak(h->bth.psn, qp->comp.psn,
+						  qp->req.psn_end);
+	else
+		cls = wookie_psn_classify(h->bth.psn, qp->comp.psn,
+					  qp->req.psn_end);
+	switch (cls) {
 	case WOOKIE_PSN_VALID:
 		break;
 	case WOOKIE_PSN_DUPLICATE:
 		/* Late or repeated: lossy links do that. */
 		goto out;
 	default:
-		/*
-		 * A NAK names the PSN the responder expects: the next one to
-		 * send is no loss (the responder saw a stray request).
-		 */
-		if (op == WOOKIE_OP_ACKNOWLEDGE &&
-		    (h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) ==
-		    WOOKIE_AETH_NAK &&
-		    h->bth.psn == (qp->req.psn_end & WOOKIE_PSN_MASK))
-			goto out;
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_RX_BAD_PSN);
 		goto out;
@@ -421,16 +459,13 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	}
 	ibdev_dbg(qp->ibqp.device, "qp %u: ACK timeout, %u retries left\n",
 		  qp->ibqp.qp_num, qp->comp.retry_left);
-	if (!qp->comp.retry_left) {
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RETRY_EXCEEDED);
-		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
+	if (!wookie_spend_retry(qp, wqe))
 		return;
-	}
-	qp->comp.retry_left--;
 	qp->comp.last_progress = ktime_get();
-	/* What is asked again now may have a gap of its own. */
+	/* What is sent again now may have a gap or a NAK of its own. */
 	qp->comp.read_gap = false;
+	qp->comp.nak_rewound = false;
+	wookie_window_timeout(&qp->req.window, qp->req.psn_end);
 	wookie_rewind(qp, qp->comp.psn);
 }
 

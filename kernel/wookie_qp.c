@@ -340,6 +340,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall_work);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->timer.function = wookie_qp_timer;
+	wookie_window_init(&qp->req.window);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
 	qp->kind = wookie_qp_kind_of(init->qp_type);
@@ -445,6 +446,7 @@ static void wookie_qp_reset(struct wookie_qp *qp)
 	wookie_ring_reset(&qp->rq);
 	qp->rq_consumer = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
+	wookie_window_init(&qp->req.window);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	wookie_resp_reset(qp);
 	qp->sq_draining = false;

@@ -137,10 +137,18 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	h.bth.dest_qp = qp->dest_qp_num;
 	if (last && (sqe->flags & WOOKIE_WQE_SOLICITED))
 		h.bth.solicited = true;
+	/*
+	 * An ACK at the end of a message, every WOOKIE_ACK_REQ_EVERY
+	 * packets, and for the packet that fills the send window: the
+	 * requester waits for that one.
+	 */
 	if (qp->kind == WOOKIE_QP_KIND_RC)
 		h.bth.ack_req = last ||
 			(wookie_psn_diff(qp->req.psn, wqe->first_psn) %
-			 WOOKIE_ACK_REQ_EVERY) == WOOKIE_ACK_REQ_EVERY - 1;
+			 WOOKIE_ACK_REQ_EVERY) == WOOKIE_ACK_REQ_EVERY - 1 ||
+			!wookie_window_open(&qp->req.window,
+					    wookie_psn_add(qp->req.psn, 1),
+					    qp->comp.psn);
 	if (qp->kind == WOOKIE_QP_KIND_UD) {
 		av = &wqe->av;
 		h.bth.dest_qp = sqe->ud.remote_qpn & WOOKIE_PSN_MASK;
@@ -342,8 +350,8 @@ bool wookie_requester(struct wookie_qp *qp)
 			continue;
 		}
 		if (qp->kind == WOOKIE_QP_KIND_RC &&
-		    wookie_psn_diff(qp->req.psn, qp->comp.psn) >=
-		    WOOKIE_MAX_INFLIGHT_PKTS)
+		    !wookie_window_open(&qp->req.window, qp->req.psn,
+					qp->comp.psn))
 			break;
 		if (wookie_is_rd_atomic(wqe->sqe.opcode)) {
 			if (wqe->state == WOOKIE_WQE_PENDING &&

@@ -65,6 +65,33 @@ int wookie_rq_pop(struct wookie_ring *ring, u32 *consumer, u32 max_sge,
 	return err;
 }
 
+static void wookie_srq_limit_event(struct wookie_srq *srq)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct ib_event ev = {
+		.device = ibsrq->device,
+		.element.srq = ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (ibsrq->event_handler)
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+}
+
+static void wookie_srq_upcall_work(struct work_struct *work)
+{
+	struct wookie_srq *srq = container_of(work, struct wookie_srq,
+					      upcall.work);
+	bool gone = false;
+
+	while (wookie_upcall_next(&srq->upcall, &srq->lock, &gone) >= 0) {
+		wookie_srq_limit_event(srq);
+		/* The handler destroyed the SRQ: its memory is gone. */
+		if (gone)
+			return;
+	}
+}
+
 int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
@@ -82,15 +109,14 @@ int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	if (limit_reached && ibsrq->event_handler) {
-		struct ib_event ev = {
-			.device = ibsrq->device,
-			.element.srq = ibsrq,
-			.event = IB_EVENT_SRQ_LIMIT_REACHED,
-		};
-
-		ibsrq->event_handler(&ev, ibsrq->srq_context);
-	}
+	if (!limit_reached)
+		return err;
+	/* A kernel consumer's handler may destroy things: not from here. */
+	if (srq->user)
+		wookie_srq_limit_event(srq);
+	else
+		wookie_upcall_raise(&srq->upcall, &srq->lock,
+				    to_wookie_dev(ibsrq->device)->wq, 0);
 	return err;
 }
 
@@ -196,6 +222,7 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	spin_lock_init(&srq->lock);
 	srq->user = !!udata;
+	wookie_upcall_init(&srq->upcall, wookie_srq_upcall_work);
 	srq->consumer = 0;
 	/* Whatever the slot holds is granted. */
 	srq->max_sge = wookie_rq_slot_sges(stride);
@@ -264,6 +291,8 @@ int wookie_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct wookie_dev *wdev = to_wookie_dev(ibsrq->device);
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
 
+	/* No event after destroy returns (none pending for a user SRQ). */
+	wookie_upcall_stop(&srq->upcall, &srq->lock, false);
 	wookie_ring_free(&srq->ring);
 	atomic_dec(&wdev->num_srq);
 	return 0;

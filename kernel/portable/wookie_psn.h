@@ -45,6 +45,22 @@ wookie_psn_classify(__u32 psn, __u32 oldest, __u32 sent_end)
 }
 
 /*
+ * The same for the PSN a sequence NAK names, which is the PSN the
+ * responder expects next: it may also be @sent_end itself (everything
+ * sent arrived, and the responder saw a stray request), which then
+ * acknowledges all that is outstanding; with nothing outstanding it
+ * tells nothing new.
+ */
+static inline enum wookie_psn_class
+wookie_psn_classify_seq_nak(__u32 psn, __u32 oldest, __u32 sent_end)
+{
+	if (((psn ^ sent_end) & WOOKIE_PSN_MASK) == 0)
+		return ((oldest ^ sent_end) & WOOKIE_PSN_MASK) ?
+		       WOOKIE_PSN_VALID : WOOKIE_PSN_DUPLICATE;
+	return wookie_psn_classify(psn, oldest, sent_end);
+}
+
+/*
  * @sent_end after the requester has sent the PSNs from @from up to (not
  * including) @next: @next if that is further from @from than @sent_end
  * is, else @sent_end, which a retransmission does not move back.  @from

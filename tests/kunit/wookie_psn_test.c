@@ -32,6 +32,23 @@ static void wookie_psn_class_vectors_test(struct kunit *test)
 	}
 }
 
+static void wookie_psn_seq_nak_vectors_test(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(wookie_psn_seq_nak_vectors); i++) {
+		const struct wookie_psn_class_vector *v =
+			&wookie_psn_seq_nak_vectors[i];
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    (unsigned int)
+				    wookie_psn_classify_seq_nak(v->psn,
+								v->oldest,
+								v->sent_end),
+				    v->expected, "%s", v->what);
+	}
+}
+
 static void wookie_psn_resume_vectors_test(struct kunit *test)
 {
 	size_t i;
@@ -145,6 +162,7 @@ static void wookie_ring_fetch_bounded(struct kunit *test)
 
 static struct kunit_case wookie_psn_cases[] = {
 	KUNIT_CASE(wookie_psn_class_vectors_test),
+	KUNIT_CASE(wookie_psn_seq_nak_vectors_test),
 	KUNIT_CASE(wookie_psn_resume_vectors_test),
 	KUNIT_CASE(wookie_ring_fetch_vectors_test),
 	KUNIT_CASE(wookie_psn_window_wrap),

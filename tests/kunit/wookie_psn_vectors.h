@@ -61,6 +61,27 @@ static const struct wookie_psn_class_vector wookie_psn_class_vectors[] = {
 	{ 0xff00006e, 100, 110, WOOKIE_PSN_UNSENT, "high bits, unsent" },
 };
 
+/*
+ * wookie_psn_classify_seq_nak(): the PSN a sequence NAK names may also
+ * be the next to send (everything sent arrived).
+ */
+static const struct wookie_psn_class_vector wookie_psn_seq_nak_vectors[] = {
+	{ 100, 100, 110, WOOKIE_PSN_VALID, "NAK at oldest: it was lost" },
+	{ 105, 100, 110, WOOKIE_PSN_VALID, "NAK inside: acknowledges 100-104" },
+	{ 109, 100, 110, WOOKIE_PSN_VALID, "NAK at highest sent" },
+	{ 110, 100, 110, WOOKIE_PSN_VALID, "NAK at next: all arrived" },
+	{ 111, 100, 110, WOOKIE_PSN_UNSENT, "NAK beyond next" },
+	{ 99, 100, 110, WOOKIE_PSN_DUPLICATE, "NAK behind" },
+	{ 100, 100, 100, WOOKIE_PSN_DUPLICATE, "NAK at next, none outstanding" },
+	{ 101, 100, 100, WOOKIE_PSN_UNSENT, "NAK beyond, none outstanding" },
+	{ 0x10, 0xfffff0, 0x10, WOOKIE_PSN_VALID, "wrap: NAK at next" },
+	{ 0, 0xffffff, 0, WOOKIE_PSN_VALID, "wrap: next is 0" },
+	{ 0xff00006e, 100, 110, WOOKIE_PSN_VALID, "high bits of psn" },
+	{ 110, 0xab000064, 0xcd00006e, WOOKIE_PSN_VALID, "high bits of window" },
+	{ 0xab000064, 100, 0xcd000064, WOOKIE_PSN_DUPLICATE,
+	  "high bits, none outstanding" },
+};
+
 struct wookie_psn_resume_vector {
 	__u32 psn;
 	__u32 first_psn;

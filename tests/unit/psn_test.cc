@@ -81,6 +81,20 @@ TEST_P(PsnClass, Vector)
 INSTANTIATE_TEST_SUITE_P(Vectors, PsnClass,
 			 ::testing::ValuesIn(wookie_psn_class_vectors));
 
+class PsnSeqNak : public ::testing::TestWithParam<wookie_psn_class_vector> {};
+
+TEST_P(PsnSeqNak, Vector)
+{
+	const auto &v = GetParam();
+
+	EXPECT_EQ((unsigned int)wookie_psn_classify_seq_nak(v.psn, v.oldest,
+							    v.sent_end),
+		  v.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, PsnSeqNak,
+			 ::testing::ValuesIn(wookie_psn_seq_nak_vectors));
+
 class PsnResume : public ::testing::TestWithParam<wookie_psn_resume_vector> {};
 
 TEST_P(PsnResume, Vector)
@@ -135,6 +149,28 @@ TEST(Psn, ClassifyMatchesReferenceAroundWrap)
 					<< " window [" << oldest << ", " << end
 					<< ")";
 			}
+}
+
+// A sequence NAK is classified as any response (checked against the slow
+// reference above), except that the next PSN to send is valid too while
+// anything is outstanding.
+TEST(Psn, ClassifySeqNakRandom)
+{
+	std::mt19937 rng(25);
+
+	for (int i = 0; i < 200000; i++) {
+		__u32 oldest = rng() & kMask;
+		__u32 span = i % 4 ? rng() & kMask : rng() % 3;
+		__u32 end = (oldest + span) & kMask;
+		__u32 psn = i % 3 ? rng() : end + (rng() % 3) - 1;
+		unsigned int c = wookie_psn_classify_seq_nak(psn, oldest, end);
+		unsigned int want = wookie_psn_classify(psn, oldest, end);
+
+		if ((psn & kMask) == end)
+			want = span ? WOOKIE_PSN_VALID : WOOKIE_PSN_DUPLICATE;
+		ASSERT_EQ(c, want) << std::hex << psn << " " << oldest << " "
+				   << end;
+	}
 }
 
 TEST(Psn, ClassifyRandom)

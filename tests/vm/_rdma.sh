@@ -238,3 +238,32 @@ xpair() {
 	PAIR_CLIENT=("$prog" "${copts[@]}" "$@")
 	pair_run "$name" "$secs"
 }
+
+# rocev2_netem NS DEV ARGS...: netem with ARGS for the RoCEv2 packets (UDP
+# 4791, IPv4 and IPv6) leaving DEV in namespace NS (empty: the initial
+# one): a prio root qdisc sends them to band 3, which has netem; other
+# traffic (the TCP connection setup of the pairs) is not touched.
+rocev2_netem() {
+	local ns=$1 dev=$2
+
+	shift 2
+	ns_run "$ns" tc qdisc replace dev "$dev" root handle 1: prio &&
+		ns_run "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: \
+			netem limit 10000 "$@" &&
+		ns_run "$ns" tc filter add dev "$dev" parent 1: protocol ip \
+			prio 1 u32 match ip protocol 17 0xff \
+			match ip dport 4791 0xffff flowid 1:3 &&
+		ns_run "$ns" tc filter add dev "$dev" parent 1: protocol ipv6 \
+			prio 2 u32 match ip6 protocol 17 0xff \
+			match ip6 dport 4791 0xffff flowid 1:3
+}
+
+# netem_dropped_on NS DEV: the packets the netem qdisc of DEV dropped.
+netem_dropped_on() {
+	local n
+
+	n=$(ns_run "$1" tc -s qdisc show dev "$2" |
+		awk '/qdisc netem/ { q = 1 } q && /Sent/ {
+			for (i = 1; i <= NF; i++) if ($i == "(dropped") print $(i + 1) + 0; q = 0 }')
+	echo "${n:-0}"
+}

@@ -3,8 +3,9 @@
 # vm-run: --net init --timeout 300
 #
 # A kernel consumer whose handlers destroy or reset their own QP: a CQ
-# completion handler and a QP event handler, each destroying its QP or
-# moving it to RESET (tests/vm/handler-module/wookie_handler_test.c, which
+# completion handler, a QP event handler and an SRQ limit event handler,
+# each destroying its QP or moving it to RESET
+# (tests/vm/handler-module/wookie_handler_test.c, which
 # reports one PASS or FAIL line per scenario in the kernel log).  The
 # engine must not be waiting for itself when the handler runs, nor touch
 # the QP after ib_core freed it.  Every wait of the module is bounded; a
@@ -40,7 +41,7 @@ timeout -k 5 $((150 * RDMA_SLOW)) insmod "$ko" device="$RDMA_DEV" \
 dmesg | grep 'wookie_handler_test: ' | sed 's/^\[[^]]*\] //' >/tmp/handler.log || true
 sed 's/^/     | /' /tmp/handler.log
 equals "insmod exit status ($((SECONDS - start)) s)" 0 "$rc"
-for s in cq-destroy cq-reset event-destroy event-reset; do
+for s in cq-destroy cq-reset event-destroy event-reset srq-destroy; do
 	if grep -q "PASS $s\$" /tmp/handler.log; then
 		echo "ok   $s"
 	else

@@ -10,7 +10,9 @@
 # vethB: tshark must decode it as InfiniBand over UDP 4791, and every
 # packet's ICRC (both senders') must check (tests/vm/tools/icrc_check.py,
 # an implementation independent of the module's).  rxe's counters must show
-# no sequence error.
+# no sequence error.  Then, with every RoCEv2 packet wookie sends dropped
+# (tc netem), a WRITE must end in IBV_WC_RETRY_EXC_ERR in the time its
+# timeout and retry_cnt imply.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
 
@@ -95,6 +97,30 @@ if [ "$drops" -eq 0 ]; then
 		"$(rxe_count out_of_seq_request)"
 else
 	echo "ok   the veth dropped $drops packets: rxe's sequence counters not judged ($(rxe_count rcvd_seq_err) sequence errors, $(rxe_count out_of_seq_request) out of sequence)"
+fi
+
+# 100% loss of what wookie sends to rxe: one single-packet WRITE must end
+# in IBV_WC_RETRY_EXC_ERR in the time timeout 12 and retry_cnt 3 imply
+# (rc_verify checks it, within 50%), after exactly 1 + 3 tries.
+# link_counter NS DEV NAME: counter NAME of DEV's port.
+link_counter() {
+	ns_run "$1" rdma statistic show link "$2/1" |
+		grep -o " $3 [0-9]*" | awk '{print $2}'
+}
+failed=$vm_failures
+ok "load sch_netem, sch_prio, cls_u32" modprobe -a sch_netem sch_prio cls_u32
+ok "netem drops every RoCEv2 packet zzb sends" \
+	rocev2_netem hostB vethB loss 100%
+if [ "$vm_failures" -eq "$failed" ]; then
+	before=$(link_counter hostB zzb retry_exceeded_err)
+	roles rxe wookie
+	xpair rxe-serves-loss-100% $t "$WOOKIE_TOP/build/vm-progs/rc_verify" \
+		--expect-retry-exc --timeout 12 --retry-cnt 3 --wait 60
+	equals "every try of the WRITE dropped (1 + retry_cnt)" 4 \
+		"$(netem_dropped_on hostB vethB)"
+	equals "zzb retry_exceeded_err +1" $((before + 1)) \
+		"$(link_counter hostB zzb retry_exceeded_err)"
+	ok "remove netem" ip netns exec hostB tc qdisc del dev vethB root
 fi
 
 ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb

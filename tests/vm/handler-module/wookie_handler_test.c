@@ -3,7 +3,7 @@
  * Test-only module for tests/vm/handler-teardown.sh: a kernel consumer
  * whose handlers destroy or reset their own QP, which ib_core allows.
  * On load it finds the RDMA device named by device= (the test's wookie
- * device) and runs four scenarios, each on a fresh PD, two CQs and two RC
+ * device) and runs five scenarios, each on a fresh PD, two CQs and two RC
  * QPs connected to each other through GID index 1 (the device's own
  * IPv4-mapped address, so the packets loop back):
  *
@@ -14,6 +14,10 @@
  *                 IB_EVENT_QP_ACCESS_ERR; QP 1's event handler destroys
  *                 QP 1.
  *   event-reset   the same, the handler moves QP 1 to RESET.
+ *   srq-destroy   QP 1 receives from an SRQ with its limit armed at 2
+ *                 and two receives posted; QP 0 SENDs, so QP 1 takes
+ *                 one and IB_EVENT_SRQ_LIMIT_REACHED is raised; the
+ *                 SRQ's event handler destroys QP 1.
  *
  * Every wait is bounded (timeout_ms=): a handler that never returns is
  * reported, never waited for, and the next scenario runs.  The result goes to the kernel log, one
@@ -46,18 +50,25 @@ enum ht_action {
 	HT_RESET,
 };
 
+/* Which handler acts. */
+enum ht_by {
+	HT_BY_COMPLETION,
+	HT_BY_QP_EVENT,
+	HT_BY_SRQ_EVENT,
+};
+
 struct ht_scenario {
 	const char *name;
-	/* The completion handler acts, else the QP event handler. */
-	bool by_completion;
+	enum ht_by by;
 	enum ht_action action;
 };
 
 static const struct ht_scenario ht_scenarios[] = {
-	{ "cq-destroy", true, HT_DESTROY },
-	{ "cq-reset", true, HT_RESET },
-	{ "event-destroy", false, HT_DESTROY },
-	{ "event-reset", false, HT_RESET },
+	{ "cq-destroy", HT_BY_COMPLETION, HT_DESTROY },
+	{ "cq-reset", HT_BY_COMPLETION, HT_RESET },
+	{ "event-destroy", HT_BY_QP_EVENT, HT_DESTROY },
+	{ "event-reset", HT_BY_QP_EVENT, HT_RESET },
+	{ "srq-destroy", HT_BY_SRQ_EVENT, HT_DESTROY },
 };
 
 struct ht_pair {
@@ -66,6 +77,8 @@ struct ht_pair {
 	struct ib_pd *pd;
 	struct ib_cq *cq[2];
 	struct ib_qp *qp[2];
+	/* srq-*: QP 1's receive queue. */
+	struct ib_srq *srq;
 	/* QP 0 sends from buf, QP 1 receives at buf + PAGE_SIZE / 2. */
 	void *buf;
 	u64 dma;
@@ -119,6 +132,17 @@ static void ht_qp_event(struct ib_event *ev, void *ctx)
 	default:
 		return;
 	}
+}
+
+static void ht_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct ht_pair *p = ctx;
+
+	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED)
+		return;
+	if (atomic_read(&p->calls) == 0)
+		p->event = ev->event;
+	ht_act(p);
 }
 
 static int ht_connect(struct ht_pair *p, int i, union ib_gid *gid)
@@ -186,7 +210,7 @@ static int ht_setup(struct ht_pair *p)
 	}
 	for (i = 0; i < 2; i++) {
 		/* Only QP 0's CQ has a completion handler, and only for cq-*. */
-		bool handler = i == 0 && p->sc->by_completion;
+		bool handler = i == 0 && p->sc->by == HT_BY_COMPLETION;
 
 		p->cq[i] = ib_create_cq(p->dev,
 					handler ? ht_comp_handler : NULL,
@@ -194,6 +218,21 @@ static int ht_setup(struct ht_pair *p)
 		if (IS_ERR(p->cq[i])) {
 			err = PTR_ERR(p->cq[i]);
 			p->cq[i] = NULL;
+			return err;
+		}
+	}
+	if (p->sc->by == HT_BY_SRQ_EVENT) {
+		struct ib_srq_init_attr srq_init = {
+			.event_handler = ht_srq_event,
+			.srq_context = p,
+			.attr = { .max_wr = 4, .max_sge = 1 },
+			.srq_type = IB_SRQT_BASIC,
+		};
+
+		p->srq = ib_create_srq(p->pd, &srq_init);
+		if (IS_ERR(p->srq)) {
+			err = PTR_ERR(p->srq);
+			p->srq = NULL;
 			return err;
 		}
 	}
@@ -211,6 +250,7 @@ static int ht_setup(struct ht_pair *p)
 			},
 			.sq_sig_type = IB_SIGNAL_ALL_WR,
 			.qp_type = IB_QPT_RC,
+			.srq = i == 1 ? p->srq : NULL,
 		};
 
 		p->qp[i] = ib_create_qp(p->pd, &init);
@@ -236,6 +276,8 @@ static void ht_teardown(struct ht_pair *p)
 		if (p->qp[i] && ib_destroy_qp(p->qp[i]))
 			pr_err(HT "%s: destroying QP %d failed\n", p->sc->name,
 			       i);
+	if (p->srq)
+		ib_destroy_srq(p->srq);
 	for (i = 0; i < 2; i++)
 		if (p->cq[i])
 			ib_destroy_cq(p->cq[i]);
@@ -272,11 +314,13 @@ static int ht_trigger(struct ht_pair *p)
 		.remote_addr = p->dma,
 		.rkey = 0xdead0000,
 	};
+	struct ib_srq_attr srq_attr = { .srq_limit = 2 };
 	const struct ib_recv_wr *rbad;
 	const struct ib_send_wr *sbad;
-	int err;
+	int err, i;
 
-	if (p->sc->by_completion) {
+	switch (p->sc->by) {
+	case HT_BY_COMPLETION:
 		err = ib_req_notify_cq(p->cq[0], IB_CQ_NEXT_COMP);
 		if (err < 0)
 			return err;
@@ -284,8 +328,22 @@ static int ht_trigger(struct ht_pair *p)
 		if (err)
 			return err;
 		wwr.wr.opcode = IB_WR_SEND;
-	} else {
+		break;
+	case HT_BY_QP_EVENT:
 		wwr.wr.opcode = IB_WR_RDMA_WRITE;
+		break;
+	case HT_BY_SRQ_EVENT:
+		/* Two posted, limit 2: taking one reaches it. */
+		for (i = 0; i < 2; i++) {
+			err = ib_post_srq_recv(p->srq, &rwr, &rbad);
+			if (err)
+				return err;
+		}
+		err = ib_modify_srq(p->srq, &srq_attr, IB_SRQ_LIMIT);
+		if (err)
+			return err;
+		wwr.wr.opcode = IB_WR_SEND;
+		break;
 	}
 	return ib_post_send(p->qp[0], &wwr.wr, &sbad);
 }
@@ -303,7 +361,7 @@ static int ht_run(const struct ht_scenario *sc, struct ib_device *dev)
 		return 1;
 	p->sc = sc;
 	p->dev = dev;
-	p->victim = sc->by_completion ? 0 : 1;
+	p->victim = sc->by == HT_BY_COMPLETION ? 0 : 1;
 	atomic_set(&p->calls, 0);
 	init_completion(&p->done);
 
@@ -333,9 +391,10 @@ static int ht_run(const struct ht_scenario *sc, struct ib_device *dev)
 		       p->action_ret);
 		goto out;
 	}
-	if (!sc->by_completion && p->event != IB_EVENT_QP_ACCESS_ERR) {
-		pr_err(HT "FAIL %s: event %d, not IB_EVENT_QP_ACCESS_ERR\n",
-		       sc->name, p->event);
+	if ((sc->by == HT_BY_QP_EVENT && p->event != IB_EVENT_QP_ACCESS_ERR) ||
+	    (sc->by == HT_BY_SRQ_EVENT &&
+	     p->event != IB_EVENT_SRQ_LIMIT_REACHED)) {
+		pr_err(HT "FAIL %s: event %d\n", sc->name, p->event);
 		goto out;
 	}
 	if (sc->action == HT_RESET) {

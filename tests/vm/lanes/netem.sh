@@ -117,25 +117,13 @@ netem_on() {
 	done
 }
 
-# rocev2_netem_on ARGS...: netem for the RoCEv2 packets (UDP 4791) only,
-# on both ends: a prio qdisc sends them to band 3, which has netem; other
-# traffic (the TCP connection setup of rc_verify) is not touched.
+# rocev2_netem_on ARGS...: netem for the RoCEv2 packets only, on both ends.
 rocev2_netem_on() {
 	local h ns dev
 
 	for h in "${HOSTS[@]}"; do
 		read -r ns dev <<<"$h"
-		tc -n "$ns" qdisc replace dev "$dev" root handle 1: prio &&
-			tc -n "$ns" qdisc add dev "$dev" parent 1:3 handle 30: \
-				netem limit 10000 "$@" &&
-			tc -n "$ns" filter add dev "$dev" parent 1: protocol ip \
-				prio 1 u32 match ip protocol 17 0xff \
-				match ip dport 4791 0xffff flowid 1:3 &&
-			tc -n "$ns" filter add dev "$dev" parent 1: \
-				protocol ipv6 prio 2 u32 \
-				match ip6 protocol 17 0xff \
-				match ip6 dport 4791 0xffff flowid 1:3 ||
-			return 1
+		rocev2_netem "$ns" "$dev" "$@" || return 1
 	done
 }
 
@@ -163,15 +151,12 @@ netem_stats() {
 
 # netem_dropped [NS DEV]: the packets netem dropped on both ends, or on one.
 netem_dropped() {
-	local h ns dev n total=0 hosts=("${HOSTS[@]}")
+	local h ns dev total=0 hosts=("${HOSTS[@]}")
 
 	[ $# -eq 0 ] || hosts=("$1 $2")
 	for h in "${hosts[@]}"; do
 		read -r ns dev <<<"$h"
-		n=$(tc -s -n "$ns" qdisc show dev "$dev" |
-			awk '/qdisc netem/ { q = 1 } q && /Sent/ {
-				for (i = 1; i <= NF; i++) if ($i == "(dropped") print $(i + 1) + 0; q = 0 }')
-		total=$((total + ${n:-0}))
+		total=$((total + $(netem_dropped_on "$ns" "$dev")))
 	done
 	echo "$total"
 }
@@ -209,8 +194,11 @@ cases=(
 	"delay-10ms delay 10ms"
 )
 case_times=()
+# NETEM_CASES=REGEX (vm-run -e): only the cases whose name matches.
+only=${NETEM_CASES:-.}
 for c in "${cases[@]}"; do
 	read -r name args <<<"$c"
+	[[ $name =~ $only ]] || continue
 	read -ra netem_args <<<"$args"
 	case_begin "$name" "netem ${netem_args[*]} on vethA and vethB"
 	if ! step "$name: netem on both ends" netem_on "${netem_args[@]}"; then
@@ -239,6 +227,7 @@ done
 for tr in "14 7" "12 3"; do
 	read -r tmo rcnt <<<"$tr"
 	name="loss-100%-timeout-$tmo-retry-$rcnt"
+	[[ $name =~ $only ]] || continue
 	case_begin "$name" "netem loss 100% for UDP 4791 on vethA and vethB"
 	if step "$name: netem on both ends" rocev2_netem_on loss 100%; then
 		xpair "$name-rc_verify" $t "$rc_verify" --expect-retry-exc \
