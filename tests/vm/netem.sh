@@ -18,8 +18,8 @@
 # case (and what changed), as are netem's.  Every netem queue holds 10000
 # packets, so that a delay never overflows it (no loss but the one asked
 # for).  Pass = every pair exits 0 in time and every check holds.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../_rdma.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
 
 [ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: two wookie hosts"; exit 0; }
 
