@@ -114,6 +114,7 @@ ok "netem drops every RoCEv2 packet zzb sends" \
 if [ "$vm_failures" -eq "$failed" ]; then
 	before=$(link_counter hostB zzb retry_exceeded_err)
 	roles rxe wookie
+	PAIR_ROWS=
 	xpair rxe-serves-loss-100% $t "$WOOKIE_TOP/build/vm-progs/rc_verify" \
 		--expect-retry-exc --timeout 12 --retry-cnt 3 --wait 60
 	equals "every try of the WRITE dropped (1 + retry_cnt)" 4 \
