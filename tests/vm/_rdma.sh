@@ -112,7 +112,7 @@ listening() {
 # (times RDMA_SLOW), or the check fails (counted in vm_failures; the
 # script goes on).  Their output goes to $RDMA_OUT/NAME.{server,client}.log;
 # the client's last two lines are shown, or the first and last that match
-# the regex PAIR_ROWS.
+# the regex PAIR_ROWS.  PAIR_LOGS names the two logs afterwards.
 PAIR_SNS= PAIR_CNS= PAIR_SIP=127.0.0.1
 PAIR_SERVER=() PAIR_CLIENT=()
 pair_run() {
@@ -147,6 +147,7 @@ pair_run() {
 	fi
 	src=0
 	wait "$spid" || src=$?
+	PAIR_LOGS="$slog $clog"
 	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
 		echo "ok   $name ($((SECONDS - start)) s)"
 		if [ -n "${PAIR_ROWS:-}" ]; then
