@@ -802,6 +802,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata);
 int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_udata *udata);
+int wookie_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_qp_init_attr *init);
 int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
@@ -818,6 +819,7 @@ void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type event);
 void wookie_qp_sq_error(struct wookie_qp *qp);
 /* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
+void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
 
@@ -941,7 +943,6 @@ void wookie_complete_done(struct wookie_qp *qp);
 /* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */
 void wookie_comp_check_timeout(struct wookie_qp *qp);
 /* Start the ACK timeout for packets just sent. */
-void wookie_req_arm_timer(struct wookie_qp *qp);
 /* Responder: process one request packet (consumed). */
 void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
 /* Responder: continue an RDMA READ's responses; false if more to send. */

@@ -238,9 +238,7 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	wookie_rewind(qp, psn);
 	qp->req.rnr_wait = true;
 	qp->req.rnr_until = ktime_add_us(ktime_get(), usec);
-	if (!qp->destroying)
-		hrtimer_start(&qp->timer, ns_to_ktime(usec * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL);
+	wookie_qp_arm_timer(qp, qp->req.rnr_until);
 }
 
 /*
@@ -450,11 +448,7 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 		return;
 	deadline = ktime_add_us(qp->comp.last_progress, usec);
 	if (ktime_before(ktime_get(), deadline)) {
-		/* An armed timer fires no later: it re-checks then. */
-		if (!qp->destroying && !hrtimer_active(&qp->timer))
-			hrtimer_start(&qp->timer,
-				      ktime_sub(deadline, ktime_get()),
-				      HRTIMER_MODE_REL);
+		wookie_qp_arm_timer(qp, deadline);
 		return;
 	}
 	ibdev_dbg(qp->ibqp.device, "qp %u: ACK timeout, %u retries left\n",

@@ -246,6 +246,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.destroy_qp = wookie_destroy_qp,
 	.destroy_srq = wookie_destroy_srq,
 	.disassociate_ucontext = wookie_disassociate_ucontext,
+	.fill_res_qp_entry = wookie_fill_res_qp_entry,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
 	.get_dma_mr = wookie_get_dma_mr,
 	.get_hw_stats = wookie_get_hw_stats,

@@ -182,6 +182,24 @@ void wookie_qp_sq_error(struct wookie_qp *qp)
 	wookie_qp_kick(qp);
 }
 
+/*
+ * Make the QP's timer fire no later than @expires.  Absolute, because a
+ * relative time computed from a deadline that passed a moment ago is
+ * negative, and hrtimer takes a negative relative time as "never" (it
+ * saturates): that left a lost ACK without a retransmission.  A timer
+ * already due earlier stays: the engine re-checks when it fires.  Only
+ * the engine arms the timer, so nothing else moves its expiry meanwhile.
+ */
+void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires)
+{
+	if (qp->destroying)
+		return;
+	if (hrtimer_is_queued(&qp->timer) &&
+	    ktime_compare(hrtimer_get_expires(&qp->timer), expires) <= 0)
+		return;
+	hrtimer_start(&qp->timer, expires, HRTIMER_MODE_ABS);
+}
+
 static enum hrtimer_restart wookie_qp_timer(struct hrtimer *timer)
 {
 	struct wookie_qp *qp = container_of(timer, struct wookie_qp, timer);
@@ -338,7 +356,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->resp_pkts);
 	INIT_WORK(&qp->work, wookie_qp_work);
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall_work);
-	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	qp->timer.function = wookie_qp_timer;
 	wookie_window_init(&qp->req.window);
 	qp->state = IB_QPS_RESET;

@@ -290,23 +290,27 @@ static void wookie_do_local_op(struct wookie_qp *qp,
 	wookie_wqe_finish(qp, wqe, status);
 }
 
-/* Arm the ACK timer for what is outstanding, if the QP has one. */
-void wookie_req_arm_timer(struct wookie_qp *qp)
+/*
+ * Packets went out: arm the ACK timer, if the QP has one.  @idle: nothing
+ * was outstanding before them, so the ACK timeout counts from now.
+ */
+static void wookie_req_arm_timer(struct wookie_qp *qp, bool idle)
 {
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
 
-	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->destroying)
+	if (qp->kind != WOOKIE_QP_KIND_RC || !usec)
 		return;
-	if (hrtimer_active(&qp->timer))
-		return;
-	hrtimer_start(&qp->timer, ns_to_ktime(usec * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL);
+	if (idle)
+		qp->comp.last_progress = ktime_get();
+	wookie_qp_arm_timer(qp, ktime_add_us(qp->comp.last_progress, usec));
 }
 
 bool wookie_requester(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	int budget = WOOKIE_WORK_BUDGET;
+	/* Every PSN sent so far is acknowledged. */
+	bool idle = qp->comp.psn == qp->req.psn_end;
 	struct wookie_send_wqe *wqe;
 	bool sent = false;
 	int err;
@@ -373,10 +377,7 @@ bool wookie_requester(struct wookie_qp *qp)
 		sent = true;
 		budget--;
 	}
-	if (sent) {
-		if (!hrtimer_active(&qp->timer))
-			qp->comp.last_progress = ktime_get();
-		wookie_req_arm_timer(qp);
-	}
+	if (sent)
+		wookie_req_arm_timer(qp, idle);
 	return budget > 0;
 }

@@ -39,7 +39,8 @@ for i in $(seq 1 "${RUNS:-60}"); do
 		echo "run $i: still going after 30 s"
 		for h in "hostA zza" "hostB zzb"; do
 			read -r ns dev <<<"$h"
-			ip netns exec "$ns" rdma -d resource show qp link "$dev/1"
+			ip netns exec "$ns" rdma -dd resource show qp link "$dev/1"
+			ip netns exec "$ns" rdma statistic show link "$dev/1"
 		done
 		dmesg | tail -80
 		kill "$c" "$s" 2>/dev/null
