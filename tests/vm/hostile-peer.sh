@@ -620,8 +620,5 @@ wait "$SNIFF_PID" 2>/dev/null || true
 for dev in zza zzb; do
 	echo "     $(rdma statistic show link "$dev/1")"
 done
-ok "nothing left on zza" wait_until 10 rdma_no_objects zza
-ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
-ok "delete zza" rdma link delete zza
-ok "delete zzb" rdma link delete zzb
+wire_del_all zza zzb
 vm_done

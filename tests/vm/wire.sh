@@ -76,8 +76,5 @@ for dev in zza zzb; do
 	done
 done
 
-ok "nothing left on zza" wait_until 10 rdma_no_objects zza
-ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
-ok "delete zza" rdma link delete zza
-ok "delete zzb" rdma link delete zzb
+wire_del_all zza zzb
 vm_done

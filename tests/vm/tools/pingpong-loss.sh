@@ -4,9 +4,10 @@
 # Reproducer, not a test: ibv_rc_pingpong -c between two wookie hosts
 # under netem loss (5% both ways unless LOSS= says otherwise), up to RUNS
 # (60) times, with the engine's debug messages on (wookie_comp.c,
-# wookie_resp.c).  It stops at the first run still going after 30 s: the
-# stall of issue 7's notes.  Then it prints both QPs as rdma sees them,
-# the kernel log, and the pingpong output.  Run it with
+# wookie_resp.c).  It stops at the first run still going after 30 s and
+# prints both QPs as rdma sees them (with the engine's state), the kernel
+# log and the pingpong output; with STOP_ON_FAIL=1 also at the first run
+# that fails, with its kernel log.  Run it with
 #   scripts/vm-run --net ns --timeout 1500 -- bash tests/vm/tools/pingpong-loss.sh
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../_rdma.sh"
@@ -51,6 +52,13 @@ for i in $(seq 1 "${RUNS:-60}"); do
 	wait "$c"; cr=$?
 	wait "$s"; sr=$?
 	echo "run $i: client $cr server $sr"
-	[ "$cr" -eq 0 ] && [ "$sr" -eq 0 ] || grep -h Failed /tmp/s.log /tmp/c.log
+	if [ "$cr" -ne 0 ] || [ "$sr" -ne 0 ]; then
+		grep -h Failed /tmp/s.log /tmp/c.log
+		# STOP_ON_FAIL=1: the kernel log of the first failed run.
+		if [ "${STOP_ON_FAIL:-0}" = 1 ]; then
+			dmesg | tail -"${DMESG_LINES:-200}"
+			break
+		fi
+	fi
 done
 exit 0

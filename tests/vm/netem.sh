@@ -18,8 +18,8 @@
 # case (and what changed), as are netem's.  Every netem queue holds 10000
 # packets, so that a delay never overflows it (no loss but the one asked
 # for).  Pass = every pair exits 0 in time and every check holds.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../_rdma.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
 
 [ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: two wookie hosts"; exit 0; }
 
@@ -45,19 +45,7 @@ t=90
 t_verify=180
 rv_wait=$((150 * RDMA_SLOW))
 
-# xpair_lb: xpair with the programs' output line-buffered (stdbuf), so that
-# a program killed at the time limit still leaves what it printed.
-xpair_lb() {
-	local name=$1 secs=$2 prog=$3 sopts copts
-
-	shift 3
-	read -ra sopts <<<"$(xpair_opts "$prog" "$XS_DEV" "$XS_GID")"
-	read -ra copts <<<"$(xpair_opts "$prog" "$XC_DEV" "$XC_GID")"
-	PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
-	PAIR_SERVER=(stdbuf -oL -eL "$prog" "${sopts[@]}" "$@")
-	PAIR_CLIENT=(stdbuf -oL -eL "$prog" "${copts[@]}" "$@")
-	pair_run "$name" "$secs"
-}
+xpair_lb() { XPAIR_LB=1 xpair "$@"; }
 
 # rc_pingpong_lossy NAME: ibv_rc_pingpong -c between the hosts.  Each side
 # exits as soon as its own last receive and send are done; when the ACK of
@@ -279,8 +267,5 @@ for dev in zza zzb; do
 	done
 done
 
-ok "nothing left on zza" wait_until 10 rdma_no_objects zza
-ok "nothing left on zzb" wait_until 10 rdma_no_objects zzb
-ok "delete zza" rdma link delete zza
-ok "delete zzb" rdma link delete zzb
+wire_del_all zza zzb
 vm_done
