@@ -318,8 +318,11 @@ bool wookie_requester(struct wookie_qp *qp)
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return true;
 	if (qp->req.rnr_wait) {
-		if (ktime_before(ktime_get(), qp->req.rnr_until))
+		/* The timer may have fired for an earlier expiry: wait on. */
+		if (ktime_before(ktime_get(), qp->req.rnr_until)) {
+			wookie_qp_arm_timer(qp, qp->req.rnr_until);
 			return true;
+		}
 		qp->req.rnr_wait = false;
 	}
 

@@ -246,6 +246,24 @@ class RetryTest(VerbsTest):
         self.poll_ok(b.cq)
         self.assertEqual(dst.read(8, 0), pattern(8))
 
+    def test_rnr_wait_longer_than_ack_timeout(self):
+        # The RNR NAK's wait (min_rnr_timer 0: 655 ms) outlasts the ACK
+        # timeout armed by the send (timeout 12: 17 ms): the retry still
+        # comes, after the whole wait.
+        import time
+        a, b = self.rc_pair(a_over=dict(rnr_retry=7, timeout=12),
+                            b_over=dict(min_rnr_timer=0))
+        src, dst = a.mr(64), b.mr(64)
+        src.write(pattern(8), 8)
+        start = time.monotonic()
+        self.send(a.qp, src, 8)
+        time.sleep(0.05)
+        self.recv(b.qp, dst)
+        self.poll_ok(a.cq)
+        self.assertGreaterEqual(time.monotonic() - start, 0.6)
+        self.poll_ok(b.cq)
+        self.assertEqual(dst.read(8, 0), pattern(8))
+
     def test_transport_retry_exceeded(self):
         a = End(self)
         b = End(self)
