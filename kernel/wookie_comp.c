@@ -282,6 +282,8 @@ static void wookie_seq_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 			  qp->ibqp.qp_num, qp->comp.retry_left);
 		if (!wookie_spend_retry(qp, wqe))
 			return;
+		/* The retransmission gets a whole timeout, as after one. */
+		qp->comp.last_progress = ktime_get();
 	}
 	qp->comp.nak_rewound = true;
 	qp->comp.nak_psn = psn;
