@@ -428,9 +428,17 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 
 	wookie_count(resp_wdev(qp), WOOKIE_CNT_DUP_REQ);
 	if (h->flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)) {
-		/* Its ACK was lost: acknowledge everything done so far. */
-		wookie_send_ack(qp, RESP_AETH_ACK,
-				wookie_psn_add(qp->resp.psn, WOOKIE_PSN_MASK));
+		/*
+		 * Its ACK was lost or late: acknowledge everything done so
+		 * far, where the requester asked.  Every run of packets it
+		 * sends ends with one that asks, so one ACK per run is enough;
+		 * one per packet doubled the work of a slow peer after a
+		 * spurious timeout and made the next timeout likelier.
+		 */
+		if (h->bth.ack_req)
+			wookie_send_ack(qp, RESP_AETH_ACK,
+					wookie_psn_add(qp->resp.psn,
+						       WOOKIE_PSN_MASK));
 		return RESP_DROP;
 	}
 	if (h->flags & WOOKIE_OPF_READ)

@@ -403,6 +403,12 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	sniff_expect "the duplicate is ACKed" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $P) syndrome 0x[01]"
 	tgt_is "nothing completed" "poll 300" '^wc 0$'
 	sniff_none "after the duplicate"
+	# A retransmitted run is ACKed once, at its packet that asks.
+	case_ "the duplicate without AckReq: counted, not ACKed" hostA "$A" \
+		"$B" "$T_QPN" good-send --psn "$P" --ack-req 0 -- \
+		zzb:duplicate_request=1 zzb:rcvd_pkts=1
+	tgt_is "nothing completed" "poll 300" '^wc 0$'
+	sniff_none "the duplicate without AckReq"
 
 	case_ "good-send at the expected PSN after all that" hostA "$A" "$B" \
 		"$T_QPN" good-send --psn "$Q" --fill 0x11 -- zzb:rcvd_pkts=1 \

@@ -57,7 +57,8 @@ void usage(FILE *f)
 		"                      for --seconds (10), only those to --qpn if given\n"
 		"OPTIONS: --psn --len --rkey --va --mr-len --qkey --src-qpn --msn --far\n"
 		"  --opcode --syndrome --pkey --tver --cut --fill (numbers: C syntax, 0x...)\n"
-		"  --sport N (49152) --ttl N (64) --count N (1) --from IP (replay: only\n"
+		"  --ack-req 0|1 (RC requests: 1) --sport N (49152) --ttl N (64)\n"
+		"  --count N (1) --from IP (replay: only\n"
 		"  packets captured from IP) --pcap FILE (write Ethernet frames there\n"
 		"  instead of sending) --hex (print each datagram) --quiet\n");
 }
@@ -510,6 +511,7 @@ int main(int argc, char **argv)
 		else if (a == "--pkey") p.pkey = (int)(v & 0xffff);
 		else if (a == "--tver") p.tver = (int)(v & 0xf);
 		else if (a == "--cut") p.cut = (int)v;
+		else if (a == "--ack-req") p.ack_req = v ? 1 : 0;
 		else if (a == "--fill") p.fill = (uint8_t)v;
 		else if (a == "--sport") e.sport = (uint16_t)v;
 		else if (a == "--ttl") e.ttl = (uint8_t)v;

@@ -45,6 +45,8 @@ struct Params {
 	int tver = -1;
 	// truncated: bytes of the transport part kept.
 	int cut = -1;
+	// The AckReq bit of a request: 0 or 1; -1: set on RC requests.
+	int ack_req = -1;
 	// Payload byte i is (fill + i) & 0xff.
 	uint8_t fill = 0xa5;
 };
@@ -124,7 +126,8 @@ inline wookie_hdrs request(uint8_t opcode, const Params &p)
 	h.bth.pkey = 0xffff;
 	h.bth.dest_qp = p.qpn & WOOKIE_PSN_MASK;
 	h.bth.psn = p.psn & WOOKIE_PSN_MASK;
-	h.bth.ack_req = !(opcode & WOOKIE_TRANSPORT_MASK);
+	h.bth.ack_req = p.ack_req >= 0 ? p.ack_req != 0 :
+				       !(opcode & WOOKIE_TRANSPORT_MASK);
 	return h;
 }
 
