@@ -911,6 +911,13 @@ static inline bool wookie_is_rd_atomic(u8 wr_opcode)
 	       wr_opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Executed by the requester itself, no packet. */
+static inline bool wookie_is_local_op(u8 wr_opcode)
+{
+	return wr_opcode == WOOKIE_WR_LOCAL_INV ||
+	       wr_opcode == WOOKIE_WR_BIND_MW || wr_opcode == WOOKIE_WR_REG_MR;
+}
+
 /* The kernel's copy of SQ slot @index. */
 static inline struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp,
 						  u32 index)

@@ -104,8 +104,55 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 }
 
 /*
+ * The peer has every PSN before @end, and the requester has gone back to
+ * send some of those again: packets of the first transmission arrived
+ * after all (an ACK timeout that a slow peer made spurious).  Move the
+ * requester past them instead of sending them again, as far as SENDs and
+ * WRITEs go: a READ or atomic ends only with its own response, and a
+ * local operation was executed the first time.  The WQEs passed over are
+ * SENT, for the caller to complete.
+ */
+static void wookie_skip_acked(struct wookie_qp *qp, u32 end)
+{
+	if (wookie_psn_diff(end, qp->req.psn) <= 0)
+		return;
+	while (qp->req.index != qp->req.fetch) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->req.index);
+		u32 n, total;
+
+		if (wqe->state == WOOKIE_WQE_DONE) {
+			qp->req.index++;
+			continue;
+		}
+		if (wookie_is_rd_atomic(wqe->sqe.opcode) ||
+		    wookie_is_local_op(wqe->sqe.opcode))
+			return;
+		n = wookie_psn_covered(qp->req.psn, wqe->done_bytes,
+				       wqe->total_len, qp->mtu_bytes, end);
+		if (!n)
+			return;
+		if (wqe->state == WOOKIE_WQE_PENDING) {
+			wqe->first_psn = qp->req.psn;
+			wqe->state = WOOKIE_WQE_SENDING;
+		}
+		total = wookie_num_packets(wqe->total_len, qp->mtu_bytes);
+		wqe->done_bytes = min_t(u64, wqe->total_len,
+					wqe->done_bytes +
+					(u64)n * qp->mtu_bytes);
+		qp->req.psn = wookie_psn_add(qp->req.psn, n);
+		if (wookie_psn_diff(qp->req.psn, wqe->first_psn) <
+		    (int)total)
+			return;
+		wqe->last_psn = wookie_psn_add(qp->req.psn, WOOKIE_PSN_MASK);
+		wqe->state = WOOKIE_WQE_SENT;
+		qp->req.index++;
+	}
+}
+
+/*
  * An ACK acknowledges every PSN up to @psn.  After a rewind the ACK of a
- * packet sent before it may be ahead of what was sent again: the oldest
+ * packet sent before it may be ahead of what was sent again, even after
+ * wookie_skip_acked() (which stops at a READ or atomic): the oldest
  * unacknowledged PSN then stops where the requester resumed, so that the
  * responses to what it sends again are still in the window.  It never
  * goes back.
@@ -365,6 +412,15 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_RX_BAD_PSN);
 		goto out;
+	}
+	if (op == WOOKIE_OP_ACKNOWLEDGE) {
+		u8 syndrome = h->aeth.syndrome;
+
+		if ((syndrome & WOOKIE_AETH_TYPE_MASK) == WOOKIE_AETH_ACK)
+			wookie_skip_acked(qp, wookie_psn_add(h->bth.psn, 1));
+		else if (syndrome ==
+			 (WOOKIE_AETH_NAK | WOOKIE_NAK_PSN_SEQ_ERROR))
+			wookie_skip_acked(qp, h->bth.psn);
 	}
 
 	while ((wqe = wookie_oldest_sent(qp, &index))) {

@@ -9,12 +9,6 @@
 #include "wookie.h"
 #include "portable/wookie_psn.h"
 
-static bool wookie_is_local_op(u8 opcode)
-{
-	return opcode == WOOKIE_WR_LOCAL_INV || opcode == WOOKIE_WR_BIND_MW ||
-	       opcode == WOOKIE_WR_REG_MR;
-}
-
 /*
  * Copy the next WQE out of the ring.  0: fetched (possibly already DONE
  * with an error status), -ENOENT: the ring is empty, -EIO: the ring's

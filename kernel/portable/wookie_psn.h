@@ -103,4 +103,29 @@ static inline __u64 wookie_psn_resume(__u32 psn, __u32 first_psn,
 	return (__u64)k * mtu;
 }
 
+/*
+ * A message of @total_len bytes, sent @mtu bytes a packet, whose next
+ * packet to send (at byte offset @done) has PSN @next, when the peer has
+ * everything before PSN @end: how many of the message's packets from
+ * @next on that covers, at most all it has left.  0 when @end is not
+ * ahead of @next (by less than 2^23), or for an @mtu of 0.
+ */
+static inline __u32 wookie_psn_covered(__u32 next, __u64 done,
+				       __u64 total_len, __u32 mtu, __u32 end)
+{
+	int diff = wookie_psn_diff(end & WOOKIE_PSN_MASK,
+				   next & WOOKIE_PSN_MASK);
+	__u32 total, left;
+	__u64 sent;
+
+	if (diff <= 0 || !mtu)
+		return 0;
+	total = wookie_num_packets(total_len, mtu);
+	sent = done / mtu;
+	if (sent >= total)
+		return 0;
+	left = total - (__u32)sent;
+	return (__u32)diff < left ? (__u32)diff : left;
+}
+
 #endif /* WOOKIE_PSN_H */

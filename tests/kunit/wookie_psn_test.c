@@ -49,6 +49,22 @@ static void wookie_psn_seq_nak_vectors_test(struct kunit *test)
 	}
 }
 
+static void wookie_psn_covered_vectors_test(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(wookie_psn_covered_vectors); i++) {
+		const struct wookie_psn_covered_vector *v =
+			&wookie_psn_covered_vectors[i];
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    wookie_psn_covered(v->next, v->done,
+						       v->total_len, v->mtu,
+						       v->end),
+				    v->covered, "%s", v->what);
+	}
+}
+
 static void wookie_psn_resume_vectors_test(struct kunit *test)
 {
 	size_t i;
@@ -164,6 +180,7 @@ static struct kunit_case wookie_psn_cases[] = {
 	KUNIT_CASE(wookie_psn_class_vectors_test),
 	KUNIT_CASE(wookie_psn_seq_nak_vectors_test),
 	KUNIT_CASE(wookie_psn_resume_vectors_test),
+	KUNIT_CASE(wookie_psn_covered_vectors_test),
 	KUNIT_CASE(wookie_ring_fetch_vectors_test),
 	KUNIT_CASE(wookie_psn_window_wrap),
 	KUNIT_CASE(wookie_psn_resume_bounded),

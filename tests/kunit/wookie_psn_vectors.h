@@ -161,4 +161,37 @@ static const struct wookie_ring_fetch_vector wookie_ring_fetch_vectors[] = {
 	{ 0x4000, 0, 0, 0x4000, true, 0x4000, "largest ring, full" },
 };
 
+struct wookie_psn_covered_vector {
+	__u32 next;
+	__u64 done;
+	__u64 total_len;
+	__u32 mtu;
+	__u32 end;
+	__u32 covered;		/* expected return value */
+	const char *what;
+};
+
+static const struct wookie_psn_covered_vector wookie_psn_covered_vectors[] = {
+	/* 3000 bytes at 1024: packets 10, 11 and 12. */
+	{ 10, 0, 3000, 1024, 10, 0, "nothing before the next packet" },
+	{ 10, 0, 3000, 1024, 11, 1, "the first packet" },
+	{ 10, 0, 3000, 1024, 13, 3, "the whole message" },
+	{ 10, 0, 3000, 1024, 1000, 3, "past the message: what it has" },
+	{ 10, 0, 3000, 1024, 9, 0, "behind the next packet" },
+	{ 11, 1024, 3000, 1024, 13, 2, "resumed at the second packet" },
+	{ 12, 2048, 3000, 1024, 20, 1, "only the last packet left" },
+	{ 13, 3072, 3000, 1024, 20, 0, "nothing left" },
+	{ 10, 0, 3000, 1024, 0x80000a, 0, "half circle away" },
+	{ 10, 0, 3000, 1024, 0x800009, 3, "2^23 - 1 ahead" },
+	/* One packet, even when empty. */
+	{ 10, 0, 0, 1024, 11, 1, "empty message" },
+	{ 10, 0, 100, 1024, 50, 1, "inline-sized" },
+	{ 10, 0, 3000, 0, 20, 0, "no mtu" },
+	/* Across 2^24. */
+	{ 0xffffff, 0, 4096, 1024, 2, 3, "wrap: three of four" },
+	{ 0xfffffe, 0, 4096, 1024, 5, 4, "wrap: all four" },
+	/* Only 24 bits count. */
+	{ 0xff00000a, 0, 3000, 1024, 0xee00000c, 2, "high bits" },
+};
+
 #endif /* WOOKIE_PSN_VECTORS_H */

@@ -58,6 +58,13 @@ void PrintTo(const wookie_psn_resume_vector &v, std::ostream *os)
 	    << v.mtu;
 }
 
+void PrintTo(const wookie_psn_covered_vector &v, std::ostream *os)
+{
+	*os << v.what << ": next " << std::hex << v.next << " end " << v.end
+	    << std::dec << " done " << v.done << " len " << v.total_len
+	    << " mtu " << v.mtu;
+}
+
 void PrintTo(const wookie_ring_fetch_vector &v, std::ostream *os)
 {
 	*os << v.what << ": producer " << std::hex << v.producer << " done "
@@ -110,6 +117,20 @@ TEST_P(PsnResume, Vector)
 
 INSTANTIATE_TEST_SUITE_P(Vectors, PsnResume,
 			 ::testing::ValuesIn(wookie_psn_resume_vectors));
+
+class PsnCovered : public ::testing::TestWithParam<wookie_psn_covered_vector> {
+};
+
+TEST_P(PsnCovered, Vector)
+{
+	const auto &v = GetParam();
+
+	EXPECT_EQ(wookie_psn_covered(v.next, v.done, v.total_len, v.mtu, v.end),
+		  v.covered);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, PsnCovered,
+			 ::testing::ValuesIn(wookie_psn_covered_vectors));
 
 class RingFetch : public ::testing::TestWithParam<wookie_ring_fetch_vector> {};
 
@@ -262,19 +283,61 @@ TEST(Psn, SentEndModel)
 	}
 }
 
+// A random message (MTU 0 included, mostly short, sometimes up to 2^31
+// bytes), a random PSN of its, and a PSN a peer names: anywhere, or near.
+struct RandomMessage {
+	__u32 mtu;
+	__u64 len;
+	__u32 psn;
+	__u32 named;
+
+	explicit RandomMessage(std::mt19937_64 &rng)
+	{
+		static const __u32 mtus[] = { 0, 256, 512, 1024, 2048, 4096 };
+
+		mtu = mtus[rng() % 6];
+		len = rng() % 4 ? rng() % 20000 : rng() % 0x80000001ull;
+		psn = (__u32)rng();
+		named = rng() % 2 ? (__u32)rng() :
+				    psn + (__u32)(rng() % 64) - 8;
+	}
+};
+
+// Whatever PSN an acknowledgment names, a skip covers no more packets
+// than the message has left, and none unless the PSN is ahead.
+TEST(Psn, CoveredStaysInsideTheMessage)
+{
+	std::mt19937_64 rng(37);
+
+	for (int i = 0; i < 300000; i++) {
+		RandomMessage m(rng);
+		__u32 mtu = m.mtu, next = m.psn, end = m.named;
+		__u64 len = m.len;
+		__u32 total = mtu ? wookie_num_packets(len, mtu) : 0;
+		__u64 done = mtu ? (rng() % (total + 2)) * mtu : 0;
+		__u32 n = wookie_psn_covered(next, done, len, mtu, end);
+		int diff = wookie_psn_diff(end & kMask, next & kMask);
+
+		if (!mtu || diff <= 0 || done / mtu >= total) {
+			ASSERT_EQ(n, 0u);
+			continue;
+		}
+		ASSERT_LE(n, total - done / mtu);
+		ASSERT_LE(n, (__u32)diff);
+		ASSERT_TRUE(n == (__u32)diff || n == total - done / mtu);
+	}
+}
+
 // The resume offset is always that of a packet of the message, whatever
 // PSN the peer names: the bug was an offset of (psn - first) * mtu.
 TEST(Psn, ResumeStaysInsideTheMessage)
 {
 	std::mt19937_64 rng(31);
-	const __u32 mtus[] = { 0, 256, 512, 1024, 2048, 4096 };
 
 	for (int i = 0; i < 300000; i++) {
-		__u32 mtu = mtus[rng() % 6];
-		__u64 len = rng() % 4 ? rng() % 20000 : rng() % 0x80000001ull;
-		__u32 first = rng();
-		__u32 psn = rng() % 2 ? (__u32)rng() :
-					first + (__u32)(rng() % 64) - 8;
+		RandomMessage m(rng);
+		__u32 mtu = m.mtu, first = m.psn, psn = m.named;
+		__u64 len = m.len;
 		__u32 resume = 0xdeadbeef;
 		__u64 off = wookie_psn_resume(psn, first, len, mtu, &resume);
 

@@ -15,7 +15,9 @@
 #   2. at QPs whose every PSN, key and buffer the test knows
 #      (tests/vm/progs/roce_target: a responder and a requester whose peer
 #      is the injector, and a UD QP), with the answers the responder sends
-#      seen by `roce_inject sniff`, the completions and the QP state;
+#      seen by `roce_inject sniff`, the completions and the QP state; and
+#      a late ACK after an ACK timeout, which must spare the requester
+#      sending again what it covers;
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -523,6 +525,29 @@ if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN"; then
 		like "aeth-bogus fails the SEND" '^wc 1 (bad_resp|rem_op|rem_inv_req)/' "$wc"
 		like "and the QP" '^state ERR$' "$TGT_REPLY"
 	fi
+	tgt_stop
+fi
+
+echo "--- 2e. a late ACK after an ACK timeout, at an RC requester"
+# A 64-packet WRITE, never acknowledged: after the timeout (4.3 s) the
+# requester goes back and sends the first 32 packets again (the window
+# after a timeout).  Then the ACK of the first transmission's last packet
+# arrives: it covers the whole WRITE, so the WRITE completes and nothing
+# more is sent.  (Before, the requester sent the other 32 again.)
+zza_count() { counters zza | sed -n "s/^$1 //p"; }
+zza_went_back() { [ "$(zza_count completer_retry_err)" -gt "$1" ]; }
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout 20; then
+	snap
+	retries=$(zza_count completer_retry_err)
+	tgt_is "post a WRITE of 64 KiB (PSNs $P..$((P + 63)))" "write 65536" '^ok$'
+	ok "the ACK timeout sends it again" wait_until $((15 * RDMA_SLOW)) \
+		zza_went_back "$retries"
+	expect "the first 32 packets again" zza:sent_pkts=96 \
+		zza:rdma_sends=2 zza:completer_retry_err=1 zzb:rx_drop_no_qp=96
+	case_ "the late ACK of PSN $((P + 63))" hostB "$B" "$A" "$T_QPN" \
+		good-ack --psn $((P + 63)) --msn 1 -- zza:rcvd_pkts=1
+	tgt_is "the WRITE completes" "poll 3000 1" '^wc 1 success/rdma_write/[0-9]+$'
+	tgt_is "still RTS" state '^state RTS$'
 	tgt_stop
 fi
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // roce_target DEVICE GID_INDEX PEER_IP [--ud] [--psn N] [--peer-qpn N]
-//             [--qkey N]
+//             [--qkey N] [--timeout N]
 //
 // The victim of a hostile peer: one QP (RC, or UD with --ud) whose peer is
 // whoever sends from PEER_IP (roce_inject), so that the test knows its
 // QPN, PSNs, R_Key and buffers.  RC: connected to --peer-qpn (0xabcde, a
 // QP that need not exist) at PEER_IP, send and receive PSN --psn (0x100),
-// path MTU 1024, ACK timeout infinite (no retransmission: only the peer's
-// packets move the QP).  An MR of 4096 bytes, zeroed, open to remote
+// path MTU 1024, ACK timeout --timeout (0: infinite, no retransmission:
+// only the peer's packets move the QP), 7 retries.  An MR of 4096 bytes, zeroed, open to remote
 // write, read and atomics, is the peer's target; receives and local
 // buffers are in another MR.
 //
@@ -16,7 +16,8 @@
 // from stdin and answers each with one line:
 //   recv                 post a receive of 4096 bytes        -> ok | error E
 //   send LEN | write LEN | read LEN
-//                        post it (signaled); WRITE and READ at remote
+//                        post it (signaled; LEN at most 4096, WRITE
+//                        65536: lbuf holds that much); WRITE and READ at remote
 //                        address 0x10000, R_Key 0x1234      -> ok | error E
 //   poll MS [N]          poll the CQ for MS ms or until N completions
 //                        -> wc COUNT [STATUS/OPCODE/LEN]...
@@ -47,7 +48,8 @@
 namespace {
 
 constexpr size_t kMrLen = 4096;
-constexpr size_t kLocalLen = 8192;	// receive buffer, then send/read buffer
+// The receive buffer (4096 bytes), then the send/read buffer.
+constexpr size_t kLocalLen = 4096 + 65536;
 constexpr uint64_t kRemoteVa = 0x10000;
 constexpr uint32_t kRemoteRkey = 0x1234;
 
@@ -65,6 +67,7 @@ struct Target {
 	uint32_t psn = 0x100;
 	uint32_t peer_qpn = 0xabcde;
 	uint32_t qkey = 0x11111111;
+	uint8_t timeout = 0;
 	int gid_index = 1;
 	ibv_gid peer{};
 	uint64_t wr_id = 0;
@@ -141,7 +144,7 @@ bool to_rts(Target &t)
 	a.sq_psn = t.psn;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (!t.ud) {
-		a.timeout = 0;		// infinite: no retransmission
+		a.timeout = t.timeout;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
@@ -243,7 +246,7 @@ std::string post_send(Target &t, const std::string &op, uint32_t len)
 	ibv_sge sge = {(uintptr_t)t.local_buf + 4096, len, t.local->lkey};
 	ibv_send_wr wr{}, *bad;
 
-	if (len > 4096)
+	if (len > (op == "write" ? kLocalLen - 4096 : 4096))
 		return "error length";
 	if (op == "send")
 		for (uint32_t i = 0; i < len; i++)
@@ -473,14 +476,16 @@ int main(int argc, char **argv)
 
 		if (a == "--ud") {
 			t.ud = true;
-		} else if ((a == "--psn" || a == "--peer-qpn" || a == "--qkey") &&
-			   i + 1 < argc) {
+		} else if ((a == "--psn" || a == "--peer-qpn" || a == "--qkey" ||
+			    a == "--timeout") && i + 1 < argc) {
 			uint32_t v = (uint32_t)std::strtoul(argv[++i], nullptr, 0);
 
 			if (a == "--psn")
 				t.psn = v & 0xffffff;
 			else if (a == "--peer-qpn")
 				t.peer_qpn = v & 0xffffff;
+			else if (a == "--timeout")
+				t.timeout = (uint8_t)(v & 0x1f);
 			else
 				t.qkey = v;
 		} else {
@@ -488,7 +493,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (pos.size() != 3) {
-		std::fprintf(stderr, "usage: roce_target DEVICE GID_INDEX PEER_IP [--ud] [--psn N] [--peer-qpn N] [--qkey N]\n");
+		std::fprintf(stderr, "usage: roce_target DEVICE GID_INDEX PEER_IP [--ud] [--psn N] [--peer-qpn N] [--qkey N] [--timeout N]\n");
 		return 2;
 	}
 	t.gid_index = std::atoi(pos[1].c_str());
