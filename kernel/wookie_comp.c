@@ -93,11 +93,17 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 			qp->req.psn = wookie_rewind_wqe(qp, wqe, psn);
 			continue;
 		}
-		/* Later WQEs start over; their READ credit is kept. */
+		/*
+		 * Later WQEs start over, READs and atomics too: their credit
+		 * goes back, or a fenced WQE sent again before them would
+		 * wait for them for ever (with nothing outstanding, no ACK
+		 * timeout either).  Sent again, they take it again.
+		 */
+		if (wookie_is_rd_atomic(wqe->sqe.opcode))
+			qp->req.rd_atomic_inflight--;
 		wqe->done_bytes = 0;
 		wqe->asked_bytes = 0;
-		wqe->state = wookie_is_rd_atomic(wqe->sqe.opcode) ?
-			     WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
+		wqe->state = WOOKIE_WQE_PENDING;
 	}
 	if (!found)
 		qp->req.psn = qp->comp.psn;
@@ -118,7 +124,7 @@ static void wookie_skip_acked(struct wookie_qp *qp, u32 end)
 		return;
 	while (qp->req.index != qp->req.fetch) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->req.index);
-		u32 n, total;
+		u32 n, left;
 
 		if (wqe->state == WOOKIE_WQE_DONE) {
 			qp->req.index++;
@@ -131,17 +137,18 @@ static void wookie_skip_acked(struct wookie_qp *qp, u32 end)
 				       wqe->total_len, qp->mtu_bytes, end);
 		if (!n)
 			return;
+		/* Whole or not by count: PSN distances wrap at 2^23. */
+		left = wookie_num_packets(wqe->total_len, qp->mtu_bytes) -
+		       (u32)(wqe->done_bytes / qp->mtu_bytes);
 		if (wqe->state == WOOKIE_WQE_PENDING) {
 			wqe->first_psn = qp->req.psn;
 			wqe->state = WOOKIE_WQE_SENDING;
 		}
-		total = wookie_num_packets(wqe->total_len, qp->mtu_bytes);
 		wqe->done_bytes = min_t(u64, wqe->total_len,
 					wqe->done_bytes +
 					(u64)n * qp->mtu_bytes);
 		qp->req.psn = wookie_psn_add(qp->req.psn, n);
-		if (wookie_psn_diff(qp->req.psn, wqe->first_psn) <
-		    (int)total)
+		if (n < left)
 			return;
 		wqe->last_psn = wookie_psn_add(qp->req.psn, WOOKIE_PSN_MASK);
 		wqe->state = WOOKIE_WQE_SENT;

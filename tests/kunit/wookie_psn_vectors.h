@@ -190,6 +190,11 @@ static const struct wookie_psn_covered_vector wookie_psn_covered_vectors[] = {
 	/* Across 2^24. */
 	{ 0xffffff, 0, 4096, 1024, 2, 3, "wrap: three of four" },
 	{ 0xfffffe, 0, 4096, 1024, 5, 4, "wrap: all four" },
+	/* The largest message at the smallest MTU: 2^23 packets. */
+	{ 0x101, 256, 0x80000000ull, 256, 0x800100, 0x7fffff,
+	  "2^31 bytes from packet 1: all the rest" },
+	{ 0x101, 256, 0x80000000ull, 256, 0x800101, 0,
+	  "2^31 bytes: 2^23 ahead is behind" },
 	/* Only 24 bits count. */
 	{ 0xff00000a, 0, 3000, 1024, 0xee00000c, 2, "high bits" },
 };

@@ -15,10 +15,11 @@
 // Prints "qpn Q psn P rkey R va V mr_len 4096 qkey K", then reads commands
 // from stdin and answers each with one line:
 //   recv                 post a receive of 4096 bytes        -> ok | error E
-//   send LEN | write LEN | read LEN
-//                        post it (signaled; LEN at most 4096, WRITE
-//                        65536: lbuf holds that much); WRITE and READ at remote
-//                        address 0x10000, R_Key 0x1234      -> ok | error E
+//   send LEN [fence] | write LEN [fence] | read LEN [fence]
+//                        post it (signaled, fenced if asked; LEN at most
+//                        4096, WRITE 65536: lbuf holds that much); WRITE
+//                        and READ at remote address 0x10000, R_Key 0x1234
+//                                                            -> ok | error E
 //   poll MS [N]          poll the CQ for MS ms or until N completions
 //                        -> wc COUNT [STATUS/OPCODE/LEN]...
 //   events MS            async events seen within MS ms -> events COUNT [NAME]...
@@ -241,7 +242,8 @@ std::string post_recv(Target &t)
 	return err ? "error " + std::to_string(err) : "ok";
 }
 
-std::string post_send(Target &t, const std::string &op, uint32_t len)
+std::string post_send(Target &t, const std::string &op, uint32_t len,
+		      bool fence)
 {
 	ibv_sge sge = {(uintptr_t)t.local_buf + 4096, len, t.local->lkey};
 	ibv_send_wr wr{}, *bad;
@@ -254,7 +256,7 @@ std::string post_send(Target &t, const std::string &op, uint32_t len)
 	wr.wr_id = ++t.wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.send_flags = IBV_SEND_SIGNALED | (fence ? IBV_SEND_FENCE : 0);
 	if (op == "send") {
 		wr.opcode = IBV_WR_SEND;
 		if (t.ud) {
@@ -427,8 +429,13 @@ std::string command(Target &t, const std::string &line, bool &quit)
 	if (cmd == "recv")
 		return post_recv(t);
 	if (cmd == "send" || cmd == "write" || cmd == "read") {
+		std::string flag;
+
 		num(a);
-		return post_send(t, cmd, (uint32_t)a);
+		in >> flag;
+		if (!flag.empty() && flag != "fence")
+			return "error flag";
+		return post_send(t, cmd, (uint32_t)a, flag == "fence");
 	}
 	if (cmd == "poll") {
 		num(a);
