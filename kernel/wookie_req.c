@@ -173,7 +173,15 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		wookie_pkt_free(pkt);
 		wookie_wqe_finish(qp, wqe, status);
 		qp->req.index++;
-		return 0;
+		/*
+		 * Nothing after a failed WQE may go out: the QP leaves RTS
+		 * now, not when the completer reaches the WQE in SQ order.
+		 */
+		if (qp->kind == WOOKIE_QP_KIND_RC)
+			wookie_qp_error(qp, 0);
+		else
+			wookie_qp_sq_error(qp);
+		return -EIO;
 	}
 
 	if (first)

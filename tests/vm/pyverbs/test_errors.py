@@ -138,6 +138,29 @@ class LocalErrorTest(VerbsTest):
         self.poll_status(a.cq, e.IBV_WC_LOC_PROT_ERR)
         self.assertState(a.qp, ERR)
 
+    def test_no_later_wr_executed_after_a_local_error(self):
+        """A WRITE posted in one list after a SEND that fails locally
+        never reaches the peer: the QP leaves RTS at the failure, not
+        when the SEND's turn comes in the CQ (the WRITE used to land)."""
+        a, b = self.rc_pair()
+        src, target = a.mr(4096), b.mr(4096)
+        src.write(pattern(64), 64)
+        write = SendWR(wr_id=2, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                       sg=[SGE(src.buf, 64, src.lkey)],
+                       send_flags=e.IBV_SEND_SIGNALED)
+        write.set_wr_rdma(target.rkey, target.buf)
+        bad = SendWR(wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
+                     sg=[SGE(src.buf, 16, src.lkey ^ 0x5a5a00)],
+                     send_flags=e.IBV_SEND_SIGNALED, next_wr=write)
+        a.qp.post_send(bad)
+        wc = self.poll(a.cq)[0]
+        self.assertEqual((wc.wr_id, wc.status), (1, e.IBV_WC_LOC_PROT_ERR),
+                         status_name(wc.status))
+        wcs = self.poll_status(a.cq, e.IBV_WC_WR_FLUSH_ERR, 1)
+        self.assertEqual(wcs[0].wr_id, 2)
+        self.assertState(a.qp, ERR)
+        self.assertEqual(target.read(64, 0), b'\0' * 64)
+
     def test_lkey_of_another_pd(self):
         a, b = self.rc_pair()
         other = MR(PD(self.ctx), 4096, ALL_REMOTE)
