@@ -93,17 +93,11 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 			qp->req.psn = wookie_rewind_wqe(qp, wqe, psn);
 			continue;
 		}
-		/*
-		 * Later WQEs start over, READs and atomics too: their credit
-		 * goes back, or a fenced WQE sent again before them would
-		 * wait for them for ever (with nothing outstanding, no ACK
-		 * timeout either).  Sent again, they take it again.
-		 */
-		if (wookie_is_rd_atomic(wqe->sqe.opcode))
-			qp->req.rd_atomic_inflight--;
+		/* Later WQEs start over; their READ credit is kept. */
 		wqe->done_bytes = 0;
 		wqe->asked_bytes = 0;
-		wqe->state = WOOKIE_WQE_PENDING;
+		wqe->state = wookie_is_rd_atomic(wqe->sqe.opcode) ?
+			     WOOKIE_WQE_SENDING : WOOKIE_WQE_PENDING;
 	}
 	if (!found)
 		qp->req.psn = qp->comp.psn;
