@@ -307,6 +307,26 @@ static void wookie_req_arm_timer(struct wookie_qp *qp, bool idle)
 	wookie_qp_arm_timer(qp, ktime_add_us(qp->comp.last_progress, usec));
 }
 
+/*
+ * Does a READ or atomic before SQ index @index still wait for its
+ * response?  Not the credit count: going back, later READs keep theirs,
+ * and a fenced WQE sent again ahead of them must not wait for them.
+ */
+static bool wookie_rd_atomic_before(struct wookie_qp *qp, u32 index)
+{
+	u32 i;
+
+	for (i = qp->comp.index; i != index; i++) {
+		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
+
+		if (wookie_is_rd_atomic(wqe->sqe.opcode) &&
+		    (wqe->state == WOOKIE_WQE_SENDING ||
+		     wqe->state == WOOKIE_WQE_SENT))
+			return true;
+	}
+	return false;
+}
+
 bool wookie_requester(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -351,7 +371,8 @@ bool wookie_requester(struct wookie_qp *qp)
 		/* A fence waits for every earlier READ and atomic. */
 		if ((wqe->sqe.flags & WOOKIE_WQE_FENCE) &&
 		    wqe->state == WOOKIE_WQE_PENDING &&
-		    qp->req.rd_atomic_inflight)
+		    qp->req.rd_atomic_inflight &&
+		    wookie_rd_atomic_before(qp, qp->req.index))
 			break;
 		if (wookie_is_local_op(wqe->sqe.opcode)) {
 			wookie_do_local_op(qp, wqe);

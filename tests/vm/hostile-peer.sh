@@ -17,7 +17,8 @@
 #      is the injector, and a UD QP), with the answers the responder sends
 #      seen by `roce_inject sniff`, the completions and the QP state; and
 #      a late ACK after an ACK timeout, which must spare the requester
-#      sending again what it covers;
+#      sending again what it covers, and a fenced WRITE that must go again
+#      ahead of the READ after it;
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -551,6 +552,25 @@ if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout $tmo; th
 		good-ack --psn $((P + 63)) --msn 1 -- zza:rcvd_pkts=1
 	tgt_is "the WRITE completes" "poll 3000 1" '^wc 1 success/rdma_write/[0-9]+$'
 	tgt_is "still RTS" state '^state RTS$'
+	tgt_stop
+fi
+
+echo "--- 2f. a fenced WRITE sent again ahead of a READ that followed it"
+# A fenced WRITE, then a READ, both sent and never answered.  The ACK
+# timeout goes back to the WRITE; the READ's credit must not hold the
+# WRITE's fence, or nothing is sent again and, with nothing outstanding,
+# no timeout comes either: a hang.  With no peer, each of 1 + 7 tries
+# sends both; the WRITE ends in IBV_WC_RETRY_EXC_ERR, the READ is flushed.
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout 14; then
+	snap
+	tgt_is "post a fenced WRITE of 64 bytes" "write 64 fence" '^ok$'
+	tgt_is "post a READ of 64 bytes" "read 64" '^ok$'
+	tgt_is "the WRITE runs out of retries, the READ is flushed" \
+		"poll $((10000 * RDMA_SLOW)) 2" '^wc 2 retry_exc/[^ ]+ flush/[^ ]+$'
+	expect "8 tries of both (the READ counted once)" zza:sent_pkts=16 zza:rdma_sends=9 \
+		zza:completer_retry_err=7 zza:retry_exceeded_err=1 \
+		zzb:rx_drop_no_qp=16
+	tgt_is "the requester is in the error state" state '^state ERR$'
 	tgt_stop
 fi
 
