@@ -132,8 +132,8 @@ static void wookie_skip_acked(struct wookie_qp *qp, u32 end)
 		if (!n)
 			return;
 		/* Whole or not by count: PSN distances wrap at 2^23. */
-		left = wookie_num_packets(wqe->total_len, qp->mtu_bytes) -
-		       (u32)(wqe->done_bytes / qp->mtu_bytes);
+		left = wookie_packets_left(wqe->done_bytes, wqe->total_len,
+					   qp->mtu_bytes);
 		if (wqe->state == WOOKIE_WQE_PENDING) {
 			wqe->first_psn = qp->req.psn;
 			wqe->state = WOOKIE_WQE_SENDING;

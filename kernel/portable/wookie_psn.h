@@ -104,6 +104,23 @@ static inline __u64 wookie_psn_resume(__u32 psn, __u32 first_psn,
 }
 
 /*
+ * Packets of a message of @total_len bytes, sent @mtu bytes a packet, not
+ * sent yet when @done bytes are (0 past the end, or for an @mtu of 0).
+ */
+static inline __u32 wookie_packets_left(__u64 done, __u64 total_len,
+					__u32 mtu)
+{
+	__u32 total;
+	__u64 sent;
+
+	if (!mtu)
+		return 0;
+	total = wookie_num_packets(total_len, mtu);
+	sent = done / mtu;
+	return sent < total ? total - (__u32)sent : 0;
+}
+
+/*
  * A message of @total_len bytes, sent @mtu bytes a packet, whose next
  * packet to send (at byte offset @done) has PSN @next, when the peer has
  * everything before PSN @end: how many of the message's packets from
@@ -115,16 +132,10 @@ static inline __u32 wookie_psn_covered(__u32 next, __u64 done,
 {
 	int diff = wookie_psn_diff(end & WOOKIE_PSN_MASK,
 				   next & WOOKIE_PSN_MASK);
-	__u32 total, left;
-	__u64 sent;
+	__u32 left = wookie_packets_left(done, total_len, mtu);
 
-	if (diff <= 0 || !mtu)
+	if (diff <= 0)
 		return 0;
-	total = wookie_num_packets(total_len, mtu);
-	sent = done / mtu;
-	if (sent >= total)
-		return 0;
-	left = total - (__u32)sent;
 	return (__u32)diff < left ? (__u32)diff : left;
 }
 
