@@ -378,6 +378,8 @@ struct wookie_pkt {
 	u32 flow_label;
 	/* The receiving side's decode of data. */
 	struct wookie_hdrs hdrs;
+	/* When it was queued to its QP: the ACK timeout judges by it. */
+	ktime_t arrived;
 };
 
 /* Progress of a send WQE in the requester and completer. */
@@ -820,6 +822,7 @@ void wookie_qp_sq_error(struct wookie_qp *qp);
 /* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
 void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires);
+bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
 

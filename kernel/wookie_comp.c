@@ -514,6 +514,14 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 		wookie_qp_arm_timer(qp, deadline);
 		return;
 	}
+	/*
+	 * A response that came in time counts even if this host was too
+	 * slow to look at it yet: the pass that left it queued runs again.
+	 * Going back now would ask the peer for everything again and bury
+	 * the slow host under duplicates, making the next timeout likelier.
+	 */
+	if (wookie_qp_resp_queued_before(qp, deadline))
+		return;
 	ibdev_dbg(qp->ibqp.device,
 		  "qp %u: ACK timeout at psn %#x (sent to %#x), %u retries left\n",
 		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,

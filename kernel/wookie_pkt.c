@@ -149,6 +149,7 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		goto drop_put;
 	}
 
+	pkt->arrived = ktime_get();
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||

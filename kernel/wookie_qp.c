@@ -935,6 +935,21 @@ static struct wookie_pkt *wookie_qp_dequeue(struct wookie_qp *qp,
 	return pkt;
 }
 
+/* Is a response that arrived before @t still queued for the completer? */
+bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
+{
+	struct wookie_pkt *pkt;
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	pkt = list_first_entry_or_null(&qp->resp_pkts, struct wookie_pkt,
+				       list);
+	ret = pkt && ktime_before(pkt->arrived, t);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return ret;
+}
+
 /*
  * One pass of the engine on a QP: responses first (they free SQ slots and
  * the send window), then requests from peers, then new packets from the
