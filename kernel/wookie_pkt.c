@@ -149,7 +149,6 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		goto drop_put;
 	}
 
-	pkt->arrived = ktime_get();
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
@@ -159,6 +158,8 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		goto drop_put;
 	}
 	qp->num_inbound++;
+	/* Under the lock: the queue is in order of arrival times. */
+	pkt->arrived = ktime_get();
 	if (h->flags & WOOKIE_OPF_RESPONSE)
 		list_add_tail(&pkt->list, &qp->resp_pkts);
 	else

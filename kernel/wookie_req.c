@@ -10,9 +10,9 @@
 #include "portable/wookie_psn.h"
 
 /*
- * Copy the next WQE out of the ring.  0: fetched (possibly already DONE
- * with an error status), -ENOENT: the ring is empty, -EIO: the ring's
- * producer index is corrupt.
+ * Copy the next WQE out of the ring.  0: fetched, -ECANCELED: fetched
+ * and DONE with an error status (its check or its AH failed), -ENOENT:
+ * the ring is empty, -EIO: the ring's producer index is corrupt.
  */
 static int wookie_fetch_wqe(struct wookie_qp *qp)
 {
@@ -51,14 +51,29 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	if (err) {
 		wookie_wqe_finish(qp, wqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 							   IB_WC_LOC_QP_OP_ERR);
-		return 0;
+		return -ECANCELED;
 	}
-	if (qp->kind == WOOKIE_QP_KIND_UD) {
-		if (wookie_ah_lookup(wdev, wqe->sqe.ud.ah_num, qp->ibqp.pd,
-				     &wqe->av))
-			wookie_wqe_finish(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+	if (qp->kind == WOOKIE_QP_KIND_UD &&
+	    wookie_ah_lookup(wdev, wqe->sqe.ud.ah_num, qp->ibqp.pd, &wqe->av)) {
+		wookie_wqe_finish(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+		return -ECANCELED;
 	}
 	return 0;
+}
+
+/*
+ * A WQE failed before anything of it went out (its check at fetch, its
+ * AH, its gather or a local operation): nothing after it may go out.
+ * The QP leaves RTS now, not when the completer reaches the WQE in SQ
+ * order.  Returns -EIO for the caller to stop on.
+ */
+static int wookie_req_local_error(struct wookie_qp *qp)
+{
+	if (qp->kind == WOOKIE_QP_KIND_RC)
+		wookie_qp_error(qp, 0);
+	else
+		wookie_qp_sq_error(qp);
+	return -EIO;
 }
 
 /* Gather @len bytes of the message at @offset into @dst; a WC status. */
@@ -173,15 +188,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		wookie_pkt_free(pkt);
 		wookie_wqe_finish(qp, wqe, status);
 		qp->req.index++;
-		/*
-		 * Nothing after a failed WQE may go out: the QP leaves RTS
-		 * now, not when the completer reaches the WQE in SQ order.
-		 */
-		if (qp->kind == WOOKIE_QP_KIND_RC)
-			wookie_qp_error(qp, 0);
-		else
-			wookie_qp_sq_error(qp);
-		return -EIO;
+		return wookie_req_local_error(qp);
 	}
 
 	if (first)
@@ -356,6 +363,11 @@ bool wookie_requester(struct wookie_qp *qp)
 			err = wookie_fetch_wqe(qp);
 			if (err == -ENOENT)
 				break;
+			if (err == -ECANCELED) {
+				qp->req.index++;
+				wookie_req_local_error(qp);
+				return true;
+			}
 			if (err) {
 				wookie_ring_set_flags(&qp->sq,
 						      WOOKIE_RING_ERROR, 0);
@@ -377,6 +389,10 @@ bool wookie_requester(struct wookie_qp *qp)
 		if (wookie_is_local_op(wqe->sqe.opcode)) {
 			wookie_do_local_op(qp, wqe);
 			qp->req.index++;
+			if (wqe->status != IB_WC_SUCCESS) {
+				wookie_req_local_error(qp);
+				return true;
+			}
 			continue;
 		}
 		if (qp->kind == WOOKIE_QP_KIND_RC &&

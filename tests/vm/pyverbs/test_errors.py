@@ -138,10 +138,10 @@ class LocalErrorTest(VerbsTest):
         self.poll_status(a.cq, e.IBV_WC_LOC_PROT_ERR)
         self.assertState(a.qp, ERR)
 
-    def test_no_later_wr_executed_after_a_local_error(self):
-        """A WRITE posted in one list after a SEND that fails locally
-        never reaches the peer: the QP leaves RTS at the failure, not
-        when the SEND's turn comes in the CQ (the WRITE used to land)."""
+    def check_no_later_wr_executed(self, make_bad, status=None):
+        """Post the WR MAKE_BAD(a, src, next_wr) returns, which fails
+        locally, with a WRITE after it in the same list: the QP leaves
+        RTS at the failure, the WRITE is flushed and never lands."""
         a, b = self.rc_pair()
         src, target = a.mr(4096), b.mr(4096)
         src.write(pattern(64), 64)
@@ -149,17 +149,37 @@ class LocalErrorTest(VerbsTest):
                        sg=[SGE(src.buf, 64, src.lkey)],
                        send_flags=e.IBV_SEND_SIGNALED)
         write.set_wr_rdma(target.rkey, target.buf)
-        bad = SendWR(wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
-                     sg=[SGE(src.buf, 16, src.lkey ^ 0x5a5a00)],
-                     send_flags=e.IBV_SEND_SIGNALED, next_wr=write)
-        a.qp.post_send(bad)
+        a.qp.post_send(make_bad(src, write))
         wc = self.poll(a.cq)[0]
-        self.assertEqual((wc.wr_id, wc.status), (1, e.IBV_WC_LOC_PROT_ERR),
-                         status_name(wc.status))
+        self.assertEqual(wc.wr_id, 1)
+        if status is None:
+            self.assertNotEqual(wc.status, e.IBV_WC_SUCCESS)
+        else:
+            self.assertEqual(wc.status, status, status_name(wc.status))
         wcs = self.poll_status(a.cq, e.IBV_WC_WR_FLUSH_ERR, 1)
         self.assertEqual(wcs[0].wr_id, 2)
         self.assertState(a.qp, ERR)
         self.assertEqual(target.read(64, 0), b'\0' * 64)
+
+    def test_no_later_wr_executed_after_a_local_error(self):
+        """A SEND whose gather fails (a bad lkey); the WRITE after it
+        used to land, its flush reported when the SEND's turn came."""
+        self.check_no_later_wr_executed(
+            lambda src, nxt: SendWR(
+                wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
+                sg=[SGE(src.buf, 16, src.lkey ^ 0x5a5a00)],
+                send_flags=e.IBV_SEND_SIGNALED, next_wr=nxt),
+            e.IBV_WC_LOC_PROT_ERR)
+
+    def test_no_later_wr_executed_after_a_failed_local_operation(self):
+        """A LOCAL_INV of a key that names nothing fails with no packet
+        of its own; the WRITE after it used to go out and land.
+        (imm_data shares its word with invalidate_rkey.)"""
+        self.check_no_later_wr_executed(
+            lambda src, nxt: SendWR(
+                wr_id=1, opcode=e.IBV_WR_LOCAL_INV, num_sge=0,
+                imm_data=0x7fff00, send_flags=e.IBV_SEND_SIGNALED,
+                next_wr=nxt))
 
     def test_lkey_of_another_pd(self):
         a, b = self.rc_pair()
