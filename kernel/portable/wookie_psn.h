@@ -105,7 +105,8 @@ static inline __u64 wookie_psn_resume(__u32 psn, __u32 first_psn,
 
 /*
  * Packets of a message of @total_len bytes, sent @mtu bytes a packet, not
- * sent yet when @done bytes are (0 past the end, or for an @mtu of 0).
+ * sent yet when @done bytes are (0 once all are, or for an @mtu of 0; a
+ * message of 0 bytes is one packet).
  */
 static inline __u32 wookie_packets_left(__u64 done, __u64 total_len,
 					__u32 mtu)
@@ -113,7 +114,7 @@ static inline __u32 wookie_packets_left(__u64 done, __u64 total_len,
 	__u32 total;
 	__u64 sent;
 
-	if (!mtu)
+	if (!mtu || (total_len && done >= total_len))
 		return 0;
 	total = wookie_num_packets(total_len, mtu);
 	sent = done / mtu;

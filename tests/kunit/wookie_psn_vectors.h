@@ -180,6 +180,8 @@ static const struct wookie_psn_covered_vector wookie_psn_covered_vectors[] = {
 	{ 10, 0, 3000, 1024, 9, 0, "behind the next packet" },
 	{ 11, 1024, 3000, 1024, 13, 2, "resumed at the second packet" },
 	{ 12, 2048, 3000, 1024, 20, 1, "only the last packet left" },
+	{ 13, 3000, 3000, 1024, 20, 0, "all sent, the last packet short" },
+	{ 13, 3072, 3072, 1024, 20, 0, "all sent, the last packet full" },
 	{ 13, 3072, 3000, 1024, 20, 0, "nothing left" },
 	{ 10, 0, 3000, 1024, 0x80000a, 0, "half circle away" },
 	{ 10, 0, 3000, 1024, 0x800009, 3, "2^23 - 1 ahead" },
