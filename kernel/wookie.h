@@ -378,7 +378,7 @@ struct wookie_pkt {
 	u32 flow_label;
 	/* The receiving side's decode of data. */
 	struct wookie_hdrs hdrs;
-	/* When it was queued to its QP: the ACK timeout judges by it. */
+	/* A response: when it was queued to its QP, for the ACK timeout. */
 	ktime_t arrived;
 };
 

@@ -158,12 +158,16 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		goto drop_put;
 	}
 	qp->num_inbound++;
-	/* Under the lock: the queue is in order of arrival times. */
-	pkt->arrived = ktime_get();
-	if (h->flags & WOOKIE_OPF_RESPONSE)
+	if (h->flags & WOOKIE_OPF_RESPONSE) {
+		/*
+		 * Only the ACK timeout reads it.  Under the lock: the queue
+		 * is in order of arrival times.
+		 */
+		pkt->arrived = ktime_get();
 		list_add_tail(&pkt->list, &qp->resp_pkts);
-	else
+	} else {
 		list_add_tail(&pkt->list, &qp->req_pkts);
+	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_count(wdev, WOOKIE_CNT_RCVD_PKTS);
 	return qp;
