@@ -483,6 +483,8 @@ struct wookie_comp {
 	u32 nak_psn;
 	/* Last time a response made progress, for the ACK timeout. */
 	ktime_t last_progress;
+	/* Responses that may still hold the ACK timeout (wookie_comp_hold). */
+	u32 holds_left;
 };
 
 /* Responder state; only the QP's work touches it. */

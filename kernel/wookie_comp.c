@@ -8,6 +8,13 @@
 #include "wookie.h"
 #include "portable/wookie_psn.h"
 
+/*
+ * Responses that may hold the ACK timeout after each progress or
+ * retransmission: what one stream can have in flight, a part of a READ
+ * beyond a full send window.
+ */
+#define WOOKIE_COMP_HOLDS (2 * WOOKIE_WINDOW_MAX)
+
 /* One past the last WQE with packets out: the requester's, if started. */
 static u32 wookie_sent_end(struct wookie_qp *qp)
 {
@@ -81,6 +88,8 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x\n",
 		  qp->ibqp.qp_num, psn);
 	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_COMP_RETRY);
+	/* The stream gone back on may still arrive before the new one. */
+	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
 	for (i = qp->comp.index; i != end; i++) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, i);
 
@@ -174,6 +183,26 @@ static void wookie_progress(struct wookie_qp *qp)
 	wookie_window_acked(&qp->req.window, qp->comp.psn);
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_retry_left = qp->rnr_retry;
+	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
+	qp->comp.last_progress = ktime_get();
+}
+
+/*
+ * A response that moves nothing: a late one of a stream the requester
+ * went back on, or a replay for a retransmission that proved spurious.
+ * It still shows the peer answering and the path delivering, and what
+ * the requester waits for is queued behind it.  On a host slower than
+ * the ACK timeout, timing out now asks for everything once more and
+ * buries the host under yet more duplicates (a 64 MiB READ on the
+ * sanitizer kernel never finished).  So it holds the timeout, a bounded
+ * number of times: a peer that sends only such packets still meets the
+ * retry limit.
+ */
+static void wookie_comp_hold(struct wookie_qp *qp)
+{
+	if (!qp->comp.holds_left)
+		return;
+	qp->comp.holds_left--;
 	qp->comp.last_progress = ktime_get();
 }
 
@@ -196,8 +225,10 @@ static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 	u32 psn = wookie_psn_add(wqe->first_psn,
 				 wqe->done_bytes / qp->mtu_bytes);
 
-	if (qp->comp.read_gap && qp->comp.read_gap_psn == psn)
+	if (qp->comp.read_gap && qp->comp.read_gap_psn == psn) {
+		wookie_comp_hold(qp);
 		return;
+	}
 	qp->comp.read_gap = true;
 	qp->comp.read_gap_psn = psn;
 	wookie_window_nak(&qp->req.window, psn, qp->req.psn_end);
@@ -227,8 +258,10 @@ static void wookie_read_response(struct wookie_qp *qp,
 	}
 	left = wookie_read_part_end(qp, wqe->total_len, wqe->done_bytes) -
 	       wqe->done_bytes;
-	if (diff < 0)
-		return;		/* a duplicate */
+	if (diff < 0) {
+		wookie_comp_hold(qp);	/* a duplicate */
+		return;
+	}
 	if (diff > 0) {
 		wookie_ask_again(qp, wqe);
 		return;
@@ -408,6 +441,7 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		break;
 	case WOOKIE_PSN_DUPLICATE:
 		/* Late or repeated: lossy links do that. */
+		wookie_comp_hold(qp);
 		goto out;
 	default:
 		wookie_count(to_wookie_dev(qp->ibqp.device),
@@ -428,8 +462,10 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		bool rd_atomic = wookie_is_rd_atomic(wqe->sqe.opcode);
 		bool sent = wqe->state == WOOKIE_WQE_SENT;
 
-		if (wookie_psn_diff(h->bth.psn, wqe->first_psn) < 0)
-			goto out;	/* stale */
+		if (wookie_psn_diff(h->bth.psn, wqe->first_psn) < 0) {
+			wookie_comp_hold(qp);	/* stale */
+			goto out;
+		}
 		if (sent && wookie_psn_diff(h->bth.psn, wqe->last_psn) > 0) {
 			/*
 			 * A response to a later packet acknowledges this WQE,

@@ -64,6 +64,7 @@ static int wookie_res_put_qp(struct sk_buff *msg, struct wookie_qp *qp)
 		{ "comp_retry_left", READ_ONCE(qp->comp.retry_left) },
 		{ "comp_read_gap", READ_ONCE(qp->comp.read_gap) },
 		{ "comp_nak_rewound", READ_ONCE(qp->comp.nak_rewound) },
+		{ "comp_holds_left", READ_ONCE(qp->comp.holds_left) },
 		{ "resp_psn", READ_ONCE(qp->resp.psn) },
 		{ "resp_msn", READ_ONCE(qp->resp.msn) },
 		{ "resp_in_msg", READ_ONCE(qp->resp.in_msg_flags) },
