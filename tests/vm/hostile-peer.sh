@@ -17,8 +17,9 @@
 #      is the injector, and a UD QP), with the answers the responder sends
 #      seen by `roce_inject sniff`, the completions and the QP state; and
 #      a late ACK after an ACK timeout, which must spare the requester
-#      sending again what it covers, and a fenced WRITE that must go again
-#      ahead of the READ after it;
+#      sending again what it covers, a fenced WRITE that must go again
+#      ahead of the READ after it, and an old ACK repeated for ever, which
+#      may hold the ACK timeout only a bounded number of times;
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -570,6 +571,39 @@ if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout 14; then
 	expect "8 tries of both (the READ counted once)" zza:sent_pkts=16 zza:rdma_sends=9 \
 		zza:completer_retry_err=7 zza:retry_exceeded_err=1 \
 		zzb:rx_drop_no_qp=16
+	tgt_is "the requester is in the error state" state '^state ERR$'
+	tgt_stop
+fi
+
+echo "--- 2g. a peer that only repeats an old ACK, at an RC requester"
+# A response that moves nothing (late, or a replay) holds the ACK timeout:
+# the path is delivering, and what the requester waits for may be queued
+# behind it.  At most 256 times per try, so that such a peer cannot hold
+# a QP for ever.  A SEND that is never acknowledged, while the injector
+# repeats an ACK of the PSN before it every 5 ms, 6000 times: each of the
+# 1 + 7 tries waits for 256 repeats (without the hold the SEND fails
+# after 8 ACK timeouts, 0.5 s and about 100 repeats; without the bound
+# not before the 6000 end).
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout 14; then
+	snap
+	tgt_is "post a SEND (PSN $P), never acknowledged" "send 64" '^ok$'
+	echo "# good-ack --psn $((P - 1)) x 6000, 5 ms apart" >>"$LOG"
+	ip netns exec hostB "$INJECT" --psn $((P - 1)) --count 6000 \
+		--gap-us 5000 --quiet "$B" "$A" "$T_QPN" good-ack >>"$LOG" 2>&1 &
+	inj_pid=$!
+	tgt_is "it runs out of retries" "poll $((50000 * RDMA_SLOW)) 1" \
+		'^wc 1 retry_exc/'
+	rcvd=$(($(zza_count rcvd_pkts) - ${CNT0[zza:rcvd_pkts]}))
+	ok "while the repeats go on" kill -0 "$inj_pid"
+	kill "$inj_pid" 2>/dev/null || true
+	wait "$inj_pid" 2>/dev/null || true
+	echo "     $rcvd repeats arrived before the SEND failed"
+	ok "the repeats held the ACK timeout (1500 <= $rcvd)" test "$rcvd" -ge 1500
+	ok "a bounded number of times ($rcvd <= 3000)" test "$rcvd" -le 3000
+	expect "8 tries of the SEND, then the repeats dropped" \
+		zza:sent_pkts=8 zza:completer_retry_err=7 \
+		zza:retry_exceeded_err=1 zzb:rx_drop_no_qp=8 \
+		'zza:rcvd_pkts>=1500' 'zza:rx_drop_qp_busy>=0'
 	tgt_is "the requester is in the error state" state '^state ERR$'
 	tgt_stop
 fi

@@ -58,7 +58,7 @@ void usage(FILE *f)
 		"OPTIONS: --psn --len --rkey --va --mr-len --qkey --src-qpn --msn --far\n"
 		"  --opcode --syndrome --pkey --tver --cut --fill (numbers: C syntax, 0x...)\n"
 		"  --ack-req 0|1 (RC requests: 1) --sport N (49152) --ttl N (64)\n"
-		"  --count N (1) --from IP (replay: only\n"
+		"  --count N (1) --gap-us N (pause between packets: 0) --from IP (replay: only\n"
 		"  packets captured from IP) --pcap FILE (write Ethernet frames there\n"
 		"  instead of sending) --hex (print each datagram) --quiet\n");
 }
@@ -455,7 +455,7 @@ int main(int argc, char **argv)
 	roce::Endpoints e;
 	std::vector<std::string> pos;
 	std::string pcap, from;
-	uint64_t count = 1, seconds = 10;
+	uint64_t count = 1, seconds = 10, gap_us = 0;
 	int64_t sniff_qpn = -1;
 	bool hex = false, quiet = false;
 
@@ -516,6 +516,7 @@ int main(int argc, char **argv)
 		else if (a == "--sport") e.sport = (uint16_t)v;
 		else if (a == "--ttl") e.ttl = (uint8_t)v;
 		else if (a == "--count") count = v;
+		else if (a == "--gap-us") gap_us = v;
 		else if (a == "--seconds") seconds = v;
 		else if (a == "--qpn") sniff_qpn = (int64_t)(v & 0xffffff);
 		else {
@@ -601,6 +602,8 @@ int main(int argc, char **argv)
 
 			if (hex)
 				hex_dump(d);
+			if (sent && gap_us)
+				usleep((useconds_t)std::min<uint64_t>(gap_us, 1000000));
 			if (!sink.send(d))
 				return 1;
 			sent++;
