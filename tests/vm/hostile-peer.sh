@@ -581,9 +581,10 @@ echo "--- 2g. a peer that only repeats an old ACK, at an RC requester"
 # behind it.  At most 256 times per try, so that such a peer cannot hold
 # a QP for ever.  A SEND that is never acknowledged, while the injector
 # repeats an ACK of the PSN before it every 5 ms, 6000 times: each of the
-# 1 + 7 tries waits for 256 repeats (without the hold the SEND fails
-# after 8 ACK timeouts, 0.5 s and about 100 repeats; without the bound
-# not before the 6000 end).
+# 7 retries waits for 256 repeats (the first try for none: the QP has
+# had no acknowledgment or retransmission to grant holds yet).  Without
+# the hold the SEND fails after 8 ACK timeouts, 0.5 s and about 100
+# repeats; without the bound not before the 6000 end.
 # The repeats flow before the SEND is posted: starting the injector can
 # take longer than the 8 tries (on the sanitizer kernel it does).
 zza_rcvd_above() { [ "$(zza_count rcvd_pkts)" -gt "$1" ]; }
