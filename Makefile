@@ -4,6 +4,7 @@
 #   make                 module (build/module/<kver>/wookie.ko) and provider
 #   make install         module, provider and wookie.driver (DESTDIR= to stage)
 #   make check           lint, host unit tests, KUnit, VM tests; ends "N passed, N failed"
+#   make bench           perftest matrix, wookie beside rdma_rxe (scripts/bench)
 #   make demo            build, boot the VM, create a device, ibv_devinfo -v
 # See README.md.
 
@@ -31,7 +32,7 @@ DESTDIR ?=
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
-	kunit vm-test lint check check-debug demo clean
+	kunit vm-test lint check check-debug bench demo clean
 
 all: module provider
 
@@ -108,6 +109,11 @@ check: setup
 
 check-debug: setup
 	scripts/check --debug-kernel
+
+# perftest on rdma_rxe, siw (if the kernel has it) and wookie in one VM
+# boot; BENCH_ARGS=--profile adds perf profiles (scripts/bench).
+bench: all vm-progs
+	scripts/bench $(BENCH_ARGS)
 
 demo: all
 	scripts/demo

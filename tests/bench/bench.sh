@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make bench (scripts/bench): the same perftest matrix on rdma_rxe, on siw
+# (when the booted kernel has it) and on wookie, in one boot (vm-run --net
+# init), so that the ratios compare like with like.  Not a pass/fail test
+# of speed: it fails only when a run fails or the kernel splats.
+#
+# Topologies: "1dev", client and server on one device (vethA, GID 1);
+# "2dev", two devices: wookie zz0 on vethA (initial namespace) and zz1 on
+# vethB (namespace hostB), over the veth; rxe and siw work only in the
+# initial namespace in 6.1, so theirs are two devices on a second veth pair
+# whose ends are both there (vethC 10.0.3.1, vethD 10.0.3.2), with policy
+# routes that send the traffic between the two addresses over the veth,
+# not over lo.  Load: "quiet", and "busy" with a CPU-bound process running
+# beside the two perftest processes (2 vCPUs: three runnable tasks).
+#
+# Figures: latency t_typical and 99th percentile (us) at 2 bytes;
+# bandwidth (MB/s) at 64 B, 4 KiB and 64 KiB; message rate (Mpps) at 64 B
+# with 1 and 4 QPs.  Then system calls per posted WR under a streaming
+# ib_write_bw (strace -c), and the CPU time the device's threads and the
+# whole guest use in 10 idle seconds after traffic.
+#
+# BENCH_MODE=smoke: one device, quiet, a few figures, few iterations (the
+# make check lane).  BENCH_PROFILE=1: perf record -a during the 64 KiB
+# write bandwidth and the send latency runs, reports in the output dir.
+# BENCH_TYPES: the device types to run (default "rxe siw wookie
+# wookie_poll"; wookie_poll is wookie with sq_poll_idle_us=BENCH_POLL_US,
+# default 100).
+. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/_rdma.sh"
+
+MODE=${BENCH_MODE:-full}
+TYPES=${BENCH_TYPES:-rxe siw wookie wookie_poll}
+# wookie_poll: wookie with its SQ poller (module parameter sq_poll_idle_us).
+POLL_US=${BENCH_POLL_US:-100}
+PROFILE=${BENCH_PROFILE:-}
+out=$RDMA_OUT
+results=$out/results.txt
+: >"$results"
+
+if [ "$MODE" = smoke ]; then
+	TOPOS="1dev" LOADS="quiet"
+	LAT_N=200 BW_N=200
+	LAT_TESTS="send" BW_TESTS="write" BW_SIZES="65536" MR_QPS="1"
+	SYSCALL_N=2000
+else
+	TOPOS="1dev 2dev" LOADS="quiet busy"
+	LAT_N=2000 BW_N=1000
+	LAT_TESTS="send write read" BW_TESTS="write read send"
+	BW_SIZES="64 4096 65536" MR_QPS="1 4"
+	SYSCALL_N=20000
+fi
+
+# --- devices ----------------------------------------------------------
+
+# The second veth pair for rxe's and siw's two-device runs (see above).
+vethcd_setup() {
+	ip link add vethC type veth peer name vethD
+	ip addr add 10.0.3.1/24 dev vethC
+	ip addr add 10.0.3.2/24 dev vethD
+	ip link set vethC up
+	ip link set vethD up
+	for d in all vethC vethD; do
+		sysctl -qw net.ipv4.conf.$d.accept_local=1
+		sysctl -qw net.ipv4.conf.$d.rp_filter=0
+	done
+	ip route add 10.0.3.2/32 dev vethC table 100
+	ip route add 10.0.3.1/32 dev vethD table 101
+	ip rule add pref 10 iif lo from 10.0.3.1 to 10.0.3.2 lookup 100
+	ip rule add pref 11 iif lo from 10.0.3.2 to 10.0.3.1 lookup 101
+	ip rule add pref 100 lookup local
+	ip rule del pref 0 lookup local
+}
+
+# The GID index of an IPv4 address on a device (IPv4-mapped GID).
+gid_of() {
+	local hex
+
+	hex=$(printf '%02x%02x:%02x%02x' ${2//./ })
+	wait_until 10 gid_index "$1" "0000:0000:0000:0000:0000:ffff:$hex" &&
+		gid_index "$1" "0000:0000:0000:0000:0000:ffff:$hex"
+}
+
+# topo_up TYPE TOPO: create the devices and set the xpair roles
+# (XS_* server, XC_* client); CM=1 for iWARP (perftest -R, no GID).
+topo_up() {
+	local type=$1 topo=$2 a b ns=
+
+	CM=
+	[ "$type" = siw ] && CM=1
+	[ "$type" = wookie_poll ] && type=wookie
+	case "$topo" in
+	1dev)
+		a=$type-a
+		[ "$type" = wookie ] && a=zz0
+		rdma link add "$a" type "$type" netdev vethA || return 1
+		wait_until 10 port_is "$a" "4: ACTIVE" || return 1
+		XS_NS='' XS_DEV=$a XS_IP=10.0.0.1
+		XC_NS='' XC_DEV=$a
+		[ -n "$CM" ] || XS_GID=$(gid_of "$a" 10.0.0.1) || return 1
+		XC_GID=$XS_GID
+		;;
+	2dev)
+		if [ "$type" = wookie ]; then
+			a=zz0 b=zz1 ns=hostB
+			rdma link add $a type wookie netdev vethA || return 1
+			ip netns exec hostB rdma link add $b type wookie \
+				netdev vethB || return 1
+			XS_IP=10.0.0.2 XC_IP=10.0.0.1
+		else
+			a=$type-c b=$type-d
+			rdma link add "$a" type "$type" netdev vethC || return 1
+			rdma link add "$b" type "$type" netdev vethD || return 1
+			XS_IP=10.0.3.2 XC_IP=10.0.3.1
+		fi
+		wait_until 10 port_is "$a" "4: ACTIVE" || return 1
+		wait_until 10 port_is "$b" "4: ACTIVE" || return 1
+		XS_NS=$ns XS_DEV=$b XC_NS='' XC_DEV=$a
+		if [ -z "$CM" ]; then
+			XS_GID=$(gid_of "$b" "$XS_IP") || return 1
+			XC_GID=$(gid_of "$a" "$XC_IP") || return 1
+		fi
+		;;
+	esac
+}
+
+topo_down() {
+	local d
+
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] || continue
+		d=${d##*/}
+		wait_until 10 rdma_no_objects "$d" || true
+		rdma link delete "$d" 2>/dev/null ||
+			ip netns exec hostB rdma link delete "$d" 2>/dev/null || true
+	done
+}
+
+type_load() {
+	case "$1" in
+	rxe) modprobe rdma_rxe ;;
+	siw) modprobe siw ;;
+	wookie) [ -n "${WOOKIE_MODULE:-}" ] ;;
+	wookie_poll)
+		[ -n "${WOOKIE_MODULE:-}" ] &&
+			echo "$POLL_US" >/sys/module/wookie/parameters/sq_poll_idle_us
+		;;
+	esac
+}
+
+type_unload() {
+	case "$1" in
+	rxe) modprobe -r rdma_rxe ;;
+	siw) modprobe -r siw ;;
+	wookie_poll) echo 0 >/sys/module/wookie/parameters/sq_poll_idle_us ;;
+	esac
+	return 0
+}
+
+# --- runs ---------------------------------------------------------------
+
+busy_pid=
+load_on() {
+	[ "$1" = busy ] || return 0
+	bash -c 'while :; do :; done' &
+	busy_pid=$!
+}
+
+load_off() {
+	[ -z "$busy_pid" ] || kill "$busy_pid" 2>/dev/null || true
+	[ -z "$busy_pid" ] || wait "$busy_pid" 2>/dev/null || true
+	busy_pid=
+}
+
+# perf_run NAME PROGRAM ARGS...: one server/client pair on the current
+# topology; the client's log is $RDMA_OUT/NAME.client.log.
+perf_run() {
+	local name=$1 prog=$2 perf_pid=
+
+	shift 2
+	if [ -n "$CM" ]; then
+		XS_GID='' XC_GID=''
+		set -- -R "$@"
+	fi
+	if [ -n "$PROFILE" ] && [[ "$name" == *"${BENCH_PROFILE_MATCH:-write_bw-65536-q1|send_lat}"* ]]; then
+		perf record -a -g -q -o "$out/$name.perf.data" \
+			-- sleep "${BENCH_PROFILE_SECS:-8}" >/dev/null 2>&1 &
+		perf_pid=$!
+	fi
+	if [ -n "$CM" ]; then
+		PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
+		PAIR_SERVER=("$prog" -d "$XS_DEV" -F "$@")
+		PAIR_CLIENT=("$prog" -d "$XC_DEV" -F "$@")
+		pair_run "$name" 300
+	else
+		xpair "$name" 300 "$prog" "$@"
+	fi
+	if [ -n "$perf_pid" ]; then
+		wait "$perf_pid" || true
+		perf report -i "$out/$name.perf.data" --stdio --no-children \
+			--sort sym --percent-limit 0.7 2>/dev/null |
+			grep -v '^$' | head -n 80 >"$out/$name.perf.txt" || true
+	fi
+}
+
+# record KEY VALUE: one figure of the current type.
+record() {
+	echo "$1 $cur_type ${2:-n/a}" >>"$results"
+}
+
+# Columns of the client's first result row for size $2 in log $1.
+row_field() {
+	awk -v s="$2" -v f="$3" '$1 == s && NF >= f && $2 ~ /^[0-9]+$/ {
+		print $f; exit }' "$1"
+}
+
+run_matrix() {
+	local topo=$1 load=$2 t s q name clog
+
+	for t in $LAT_TESTS; do
+		name=$cur_type-$topo-$load-${t}_lat
+		perf_run "$name" "ib_${t}_lat" -s 2 -n "$LAT_N"
+		clog=$RDMA_OUT/$name.client.log
+		record "$topo $load ${t}_lat t_typical_us 2" "$(row_field "$clog" 2 5)"
+		record "$topo $load ${t}_lat p99_us 2" "$(row_field "$clog" 2 8)"
+	done
+	for t in $BW_TESTS; do
+		for s in $BW_SIZES; do
+			name=$cur_type-$topo-$load-${t}_bw-$s-q1
+			perf_run "$name" "ib_${t}_bw" -s "$s" -n "$BW_N"
+			clog=$RDMA_OUT/$name.client.log
+			record "$topo $load ${t}_bw MB/s $s" "$(row_field "$clog" "$s" 4)"
+		done
+	done
+	for q in $MR_QPS; do
+		name=$cur_type-$topo-$load-write_rate-64-q$q
+		perf_run "$name" ib_write_bw -s 64 -q "$q" -n "$BW_N"
+		clog=$RDMA_OUT/$name.client.log
+		record "$topo $load write_bw-q$q Mpps 64" "$(row_field "$clog" 64 5)"
+	done
+}
+
+# System calls per WR of a streaming ib_write_bw client (64 B, one QP):
+# every write() and ioctl() it makes, setup included, over the WRs.
+run_syscalls() {
+	local name=$cur_type-syscalls slog calls
+
+	slog=$RDMA_OUT/$name.strace
+	PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
+	local sopts=(-d "$XS_DEV" -F -s 64 -n "$SYSCALL_N")
+	local copts=(-d "$XC_DEV" -F -s 64 -n "$SYSCALL_N")
+	if [ -n "$CM" ]; then
+		sopts+=(-R) copts+=(-R)
+	else
+		sopts+=(-x "$XS_GID") copts+=(-x "$XC_GID")
+	fi
+	PAIR_SERVER=(ib_write_bw "${sopts[@]}")
+	PAIR_CLIENT=(strace -f -c -o "$slog" -e trace=write,ioctl \
+		ib_write_bw "${copts[@]}")
+	pair_run "$name" 300
+	calls=$(awk '$NF == "write" || $NF == "ioctl" { n += $4 }
+		END { print n + 0 }' "$slog" 2>/dev/null)
+	record "1dev quiet syscalls_per_wr ratio 64" \
+		"$(awk -v c="${calls:-0}" -v n="$SYSCALL_N" 'BEGIN { printf "%.4f", c / n }')"
+}
+
+# CPU ticks (USER_HZ) of the whole guest, and of the device's kernel
+# threads, in 10 idle seconds after traffic (and the engine's idle time).
+busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+thread_ticks() {
+	local pat=$1 p n=0
+
+	for p in /proc/[0-9]*; do
+		[ -r "$p/comm" ] || continue
+		case "$(cat "$p/comm" 2>/dev/null)" in
+		$pat) n=$((n + $(awk '{ print $14 + $15 }' "$p/stat" 2>/dev/null || echo 0))) ;;
+		esac
+	done
+	echo $n
+}
+
+run_idle() {
+	local pat g0 g1 t0 t1
+
+	case "$cur_type" in
+	wookie*) pat='wookie*' ;;
+	rxe) pat='rxe*' ;;
+	siw) pat='siw*' ;;
+	esac
+	sleep 2
+	g0=$(busy_ticks) t0=$(thread_ticks "$pat")
+	sleep 10
+	g1=$(busy_ticks) t1=$(thread_ticks "$pat")
+	record "1dev quiet idle_thread_cpu ms/10s -" $(((t1 - t0) * 10))
+	record "1dev quiet idle_guest_cpu ms/10s -" $(((g1 - g0) * 10))
+}
+
+# --- main ---------------------------------------------------------------
+
+echo "bench: mode $MODE, types $TYPES, kernel $(uname -r)"
+[ -z "${WOOKIE_MODULE:-}" ] || for p in /sys/module/wookie/parameters/*; do
+	[ -e "$p" ] && echo "bench: wookie.${p##*/}=$(cat "$p")"
+done
+[ "$MODE" = smoke ] || vethcd_setup
+
+ran=
+for cur_type in $TYPES; do
+	if ! type_load "$cur_type"; then
+		echo "skip $cur_type: this kernel has no $cur_type"
+		continue
+	fi
+	# wookie and rxe share UDP 4791 in the initial namespace.
+	if [[ "$cur_type" == wookie* ]]; then
+		modprobe -r rdma_rxe 2>/dev/null || true
+	fi
+	ran="$ran $cur_type"
+	for topo in $TOPOS; do
+		if ! topo_up "$cur_type" "$topo"; then
+			echo "FAIL $cur_type $topo: cannot create the devices"
+			vm_failures=$((vm_failures + 1))
+			topo_down
+			continue
+		fi
+		for load in $LOADS; do
+			load_on "$load"
+			run_matrix "$topo" "$load"
+			load_off
+		done
+		if [ "$topo" = 1dev ]; then
+			run_syscalls
+			run_idle
+		fi
+		topo_down
+	done
+	type_unload "$cur_type"
+done
+
+# The table: one row per figure, a column per type, and wookie/rxe.
+echo
+echo "bench results (ratios to rxe: lower is better for latency, system calls and CPU)"
+awk -v types="$ran" '
+	{ key = $1 " " $2 " " $3 " " $4 " " $5; v[key, $6] = $7
+	  if (!(key in seen)) { seen[key] = 1; order[n++] = key } }
+	END {
+		nt = split(types, t, " ")
+		printf "%-5s %-5s %-16s %-15s %6s", "topo", "load", "test", "figure", "size"
+		for (i = 1; i <= nt; i++) printf " %9s", t[i]
+		printf " %12s %12s\n", "wookie/rxe", "w_poll/rxe"
+		for (j = 0; j < n; j++) {
+			split(order[j], k, " ")
+			printf "%-5s %-5s %-16s %-15s %6s", k[1], k[2], k[3], k[4], k[5]
+			for (i = 1; i <= nt; i++) {
+				x = ((order[j], t[i]) in v) ? v[order[j], t[i]] : "-"
+				printf " %9s", x
+			}
+			r = v[order[j], "rxe"]
+			for (i = 0; i < 2; i++) {
+				w = v[order[j], i ? "wookie_poll" : "wookie"]
+				if (r + 0 > 0 && w != "" && w != "n/a")
+					printf " %11.2fx", w / r
+				else
+					printf " %12s", "-"
+			}
+			printf "\n"
+		}
+	}' "$results" | tee "$out/table.txt"
+
+echo
+ok "every device deleted" test -z "$(ls /sys/class/infiniband)"
+vm_done

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net init --timeout 900
+#
+# A short `make bench` (tests/bench/bench.sh with BENCH_MODE=smoke): send
+# latency, 64 KiB write bandwidth, system calls per WR and idle CPU, on
+# rdma_rxe and wookie, one device.  It checks that the bench runs, not
+# the figures (emulated timings are noise at this length).
+export BENCH_MODE=smoke BENCH_TYPES="rxe wookie wookie_poll"
+exec bash "$(dirname "$0")/../bench/bench.sh"
