@@ -160,6 +160,12 @@ struct wookie_dev {
 	spinlock_t atomic_lock;
 	/* Runs each QP's engine work; ordered per QP by the work item. */
 	struct workqueue_struct *wq;
+	/* The SQ poller (wookie_sched.c) and the user SQs it watches... */
+	struct task_struct *poller;
+	/* ... on poll_list, which this protects with poll_count. */
+	spinlock_t poll_lock;
+	struct list_head poll_list;
+	unsigned int poll_count;
 	/* rdma statistic (hw_stats): enum wookie_counter. */
 	atomic64_t counters[WOOKIE_NUM_COUNTERS];
 };
@@ -517,6 +523,28 @@ struct wookie_resp {
 	u64 read_sent;
 };
 
+/* wookie_qp.run_flags (wookie_sched.c) */
+enum {
+	/* Held by the one context that runs the QP's engine now... */
+	WOOKIE_QP_RUNNING,
+	/* ... which runs another pass when this is set meanwhile. */
+	WOOKIE_QP_AGAIN,
+	/* On a runner's queue. */
+	WOOKIE_QP_QUEUED,
+};
+
+/* QPs one runner queues, and engine passes it runs, at most. */
+#define WOOKIE_RUNNER_QPS 16
+#define WOOKIE_RUNNER_PASSES 64
+
+/* A context running engines, and the QPs it runs next (wookie_sched.c). */
+struct wookie_runner {
+	struct wookie_qp *qps[WOOKIE_RUNNER_QPS];
+	unsigned int head;
+	unsigned int tail;
+	unsigned int passes_left;
+};
+
 struct wookie_qp {
 	struct ib_qp ibqp;
 	/* Serialises modify_qp and destroy against each other. */
@@ -581,8 +609,21 @@ struct wookie_qp {
 	struct list_head resp_pkts;
 	/* Runs completer, responder and requester, in that order. */
 	struct work_struct work;
-	/* Who runs the engine now; see wookie_qp_run(). */
+	/* Who runs the engine now; see wookie_sched.c. */
 	unsigned long run_flags;
+	/* While RUNNING is held: the runner of that context. */
+	struct wookie_runner *runner;
+	/*
+	 * User SQs: the engine is sure to run again and fetch what is
+	 * posted, so WOOKIE_RING_NEED_WAKEUP is clear (wookie_sq_watch()).
+	 */
+	bool sq_watched;
+	/* On the poller's list (under the device's poll_lock)... */
+	bool sq_polled;
+	struct list_head poll_node;
+	/* ... with the producer it saw last, and when it moved. */
+	u32 poll_seen;
+	ktime_t poll_active;
 	/* RNR and ACK timeouts queue the work. */
 	struct hrtimer timer;
 	/* The last WQE reached event was raised (SRQ QPs in ERR). */
@@ -821,12 +862,25 @@ void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event);
 void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type event);
 /* UC and UD: a send error moves the QP to SQE (the RQ keeps working). */
 void wookie_qp_sq_error(struct wookie_qp *qp);
+
+/* wookie_sched.c: engine scheduling */
+void wookie_qp_engine_init(struct wookie_qp *qp);
 /* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
-void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires);
-bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
+/* The send doorbell of a user QP: run it, and have the poller watch it. */
+void wookie_qp_ring_sq(struct wookie_qp *qp);
+void wookie_qp_unpoll(struct wookie_qp *qp);
+int wookie_poller_start(struct wookie_dev *wdev);
+void wookie_poller_stop(struct wookie_dev *wdev);
+/*
+ * The engine of @from (running) delivered to @qp: @qp runs next in the
+ * same context, or from its work item.
+ */
+void wookie_qp_schedule(struct wookie_qp *from, struct wookie_qp *qp);
+void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires);
+bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t);
 
 /* wookie_pkt.c: packets, and their delivery to a QP */
 int wookie_pkt_cache_init(void);
@@ -944,8 +998,6 @@ static inline void wookie_wqe_finish(struct wookie_qp *qp,
 	wqe->status = status;
 }
 
-/* wookie_qp.c: a QP's engine pass (completer, responder, requester). */
-void wookie_qp_work(struct work_struct *work);
 /* Requester: send what the SQ holds; false when it must run again. */
 bool wookie_requester(struct wookie_qp *qp);
 /* Completer: process one response packet (consumed). */

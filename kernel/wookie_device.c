@@ -131,6 +131,7 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	struct wookie_dev *wdev = to_wookie_dev(ibdev);
 
 	wookie_net_detach(wdev);
+	wookie_poller_stop(wdev);
 	if (wdev->wq)
 		destroy_workqueue(wdev->wq);
 	xa_destroy(&wdev->keys);
@@ -323,7 +324,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 
 	/* Reclaim may wait on kernel consumers' I/O that this runs. */
 	wdev->wq = alloc_workqueue("wookie", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	if (!wdev->wq) {
+	if (!wdev->wq || wookie_poller_start(wdev)) {
 		/* dealloc_driver undoes the rest. */
 		ib_dealloc_device(&wdev->ibdev);
 		return NULL;

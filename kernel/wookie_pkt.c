@@ -212,7 +212,7 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
 	dest = wookie_pkt_deliver(wdev, pkt);
 	if (dest) {
-		wookie_qp_run(dest);
+		wookie_qp_schedule(qp, dest);
 		wookie_qp_put(dest);
 	}
 }

@@ -30,78 +30,6 @@ void wookie_qp_put(struct wookie_qp *qp)
 		complete(&qp->released);
 }
 
-/*
- * Who runs a QP's engine: one context at a time holds WOOKIE_QP_RUNNING;
- * whoever finds it taken sets WOOKIE_QP_AGAIN, which the holder checks
- * before letting go, so no request to run is lost.
- */
-enum {
-	WOOKIE_QP_RUNNING,
-	WOOKIE_QP_AGAIN,
-};
-
-/* Nesting of inline runs on this CPU: a delivery runs its QP inline once. */
-static DEFINE_PER_CPU(unsigned int, wookie_run_depth);
-#define WOOKIE_MAX_RUN_DEPTH 2
-
-void wookie_qp_kick(struct wookie_qp *qp)
-{
-	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
-	/* AGAIN before RUNNING is read; the runner orders them the other way. */
-	smp_mb__after_atomic();
-	if (!test_bit(WOOKIE_QP_RUNNING, &qp->run_flags))
-		queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
-}
-
-static bool wookie_qp_pass(struct wookie_qp *qp);
-
-/*
- * Run passes while asked to; hand over to the work item when a pass
- * leaves work behind, so that no caller runs for long.
- */
-static void wookie_qp_process(struct wookie_qp *qp)
-{
-	bool more;
-
-	for (;;) {
-		if (test_and_set_bit_lock(WOOKIE_QP_RUNNING, &qp->run_flags))
-			return;
-		more = false;
-		while (!more &&
-		       test_and_clear_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
-			more = wookie_qp_pass(qp);
-		clear_bit_unlock(WOOKIE_QP_RUNNING, &qp->run_flags);
-		if (more) {
-			wookie_qp_kick(qp);
-			return;
-		}
-		/* RUNNING cleared before AGAIN is read: see wookie_qp_kick(). */
-		smp_mb__after_atomic();
-		if (!test_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
-			return;
-	}
-}
-
-/*
- * Run the engine now, in this (process) context: a doorbell's system call
- * or a delivery from another QP's engine.  Deep nesting goes to the work.
- */
-void wookie_qp_run(struct wookie_qp *qp)
-{
-	might_sleep();
-	migrate_disable();
-	if (this_cpu_read(wookie_run_depth) >= WOOKIE_MAX_RUN_DEPTH) {
-		migrate_enable();
-		wookie_qp_kick(qp);
-		return;
-	}
-	this_cpu_inc(wookie_run_depth);
-	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
-	wookie_qp_process(qp);
-	this_cpu_dec(wookie_run_depth);
-	migrate_enable();
-}
-
 static void wookie_qp_event_now(struct wookie_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
@@ -180,32 +108,6 @@ void wookie_qp_sq_error(struct wookie_qp *qp)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_ring_set_flags(&qp->sq, WOOKIE_RING_FLUSH, 0);
 	wookie_qp_kick(qp);
-}
-
-/*
- * Make the QP's timer fire no later than @expires.  Absolute, because a
- * relative time computed from a deadline that passed a moment ago is
- * negative, and hrtimer takes a negative relative time as "never" (it
- * saturates): that left a lost ACK without a retransmission.  A timer
- * already due earlier stays: the engine re-checks when it fires.  Only
- * the engine arms the timer, so nothing else moves its expiry meanwhile.
- */
-void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires)
-{
-	if (qp->destroying)
-		return;
-	if (hrtimer_is_queued(&qp->timer) &&
-	    ktime_compare(hrtimer_get_expires(&qp->timer), expires) <= 0)
-		return;
-	hrtimer_start(&qp->timer, expires, HRTIMER_MODE_ABS);
-}
-
-static enum hrtimer_restart wookie_qp_timer(struct hrtimer *timer)
-{
-	struct wookie_qp *qp = container_of(timer, struct wookie_qp, timer);
-
-	wookie_qp_kick(qp);
-	return HRTIMER_NORESTART;
 }
 
 static enum wookie_qp_kind wookie_qp_kind_of(enum ib_qp_type type)
@@ -354,10 +256,9 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->req_pkts);
 	INIT_LIST_HEAD(&qp->resp_pkts);
-	INIT_WORK(&qp->work, wookie_qp_work);
+	INIT_LIST_HEAD(&qp->poll_node);
+	wookie_qp_engine_init(qp);
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall_work);
-	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	qp->timer.function = wookie_qp_timer;
 	wookie_window_init(&qp->req.window);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
@@ -628,7 +529,10 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_PATH_MTU)
 		qp->mtu_bytes = wookie_qp_mtu_bytes(qp, qp->path_mtu);
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
-		wookie_ring_set_flags(&qp->sq, 0, WOOKIE_RING_FLUSH);
+		/* The engine watches no SQ before a post rings for it. */
+		qp->sq_watched = false;
+		wookie_ring_set_flags(&qp->sq, WOOKIE_RING_NEED_WAKEUP,
+				      WOOKIE_RING_FLUSH);
 		wookie_ring_set_flags(&qp->rq, 0, WOOKIE_RING_FLUSH);
 		if (qp->kind == WOOKIE_QP_KIND_UD)
 			qp->mtu_bytes = wookie_qp_mtu_bytes(qp, IB_MTU_4096);
@@ -708,6 +612,7 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* No new deliveries, then wait for those in progress. */
 	xa_erase_irq(&wdev->qps, ibqp->qp_num);
+	wookie_qp_unpoll(qp);
 	wookie_qp_put(qp);
 	wait_for_completion(&qp->released);
 
@@ -851,7 +756,7 @@ int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		wookie_qp_run(qp);
+		wookie_qp_ring_sq(qp);
 		return 0;
 	}
 
@@ -919,85 +824,3 @@ int wookie_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-static struct wookie_pkt *wookie_qp_dequeue(struct wookie_qp *qp,
-					    struct list_head *list)
-{
-	struct wookie_pkt *pkt;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	pkt = list_first_entry_or_null(list, struct wookie_pkt, list);
-	if (pkt) {
-		list_del(&pkt->list);
-		qp->num_inbound--;
-	}
-	spin_unlock_irqrestore(&qp->lock, flags);
-	return pkt;
-}
-
-/* Is a response that arrived before @t still queued for the completer? */
-bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
-{
-	struct wookie_pkt *pkt;
-	unsigned long flags;
-	bool ret;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	pkt = list_first_entry_or_null(&qp->resp_pkts, struct wookie_pkt,
-				       list);
-	ret = pkt && ktime_before(pkt->arrived, t);
-	spin_unlock_irqrestore(&qp->lock, flags);
-	return ret;
-}
-
-/*
- * One pass of the engine on a QP: responses first (they free SQ slots and
- * the send window), then requests from peers, then new packets from the
- * SQ.  Only the holder of WOOKIE_QP_RUNNING runs it, so the engine state
- * needs no lock.  Returns true when work is left for another pass.
- */
-static bool wookie_qp_pass(struct wookie_qp *qp)
-{
-	int budget = WOOKIE_WORK_BUDGET;
-	struct wookie_pkt *pkt;
-	bool more = false;
-
-	if (READ_ONCE(qp->state) == IB_QPS_RESET)
-		return false;
-
-	while (budget > 0 && (pkt = wookie_qp_dequeue(qp, &qp->resp_pkts))) {
-		wookie_completer(qp, pkt);
-		budget--;
-	}
-	if (!budget)
-		more = true;
-	wookie_comp_check_timeout(qp);
-	wookie_complete_done(qp);
-
-	budget = WOOKIE_WORK_BUDGET;
-	while (budget > 0) {
-		if (!wookie_responder_continue(qp)) {
-			more = true;
-			break;
-		}
-		pkt = wookie_qp_dequeue(qp, &qp->req_pkts);
-		if (!pkt)
-			break;
-		wookie_responder(qp, pkt);
-		budget--;
-	}
-	if (!budget)
-		more = true;
-
-	if (!wookie_requester(qp))
-		more = true;
-	wookie_complete_done(qp);
-	return more;
-}
-
-void wookie_qp_work(struct work_struct *work)
-{
-	struct wookie_qp *qp = container_of(work, struct wookie_qp, work);
-
-	wookie_qp_process(qp);
-}

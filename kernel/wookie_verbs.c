@@ -17,7 +17,7 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	int err;
 
 	/* ib_core creates no kernel ucontexts; this is user space's call. */
-	if (udata->inlen < sizeof(req) || udata->outlen < sizeof(resp))
+	if (udata->inlen < sizeof(req))
 		return -EINVAL;
 	err = ib_copy_from_udata(&req, udata, sizeof(req));
 	if (err)
@@ -31,6 +31,9 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 				       req.abi_version, WOOKIE_ABI_VERSION);
 		return -EPROTO;
 	}
+	/* After the version: an older provider's shorter answer gets EPROTO. */
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
 
 	if (atomic_inc_return(&wdev->num_ucontext) > WOOKIE_MAX_UCONTEXT) {
 		err = -ENOMEM;
@@ -42,9 +45,6 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		err = -ENOMEM;
 		goto err_count;
 	}
-	/* No engine thread polls the rings yet: every post rings the bell. */
-	WRITE_ONCE(uc->db_page->flags, WOOKIE_DB_NEED_WAKEUP);
-
 	resp.abi_version = WOOKIE_ABI_VERSION;
 	resp.db_page_size = PAGE_SIZE;
 	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);

@@ -3,9 +3,10 @@
  * wookie: the send and receive paths.  Work requests become WQEs written
  * straight into the mmapped SQ, RQ and SRQ rings, published by a release
  * store of the producer index.  The kernel engine is woken by one empty
- * post_send command only while the doorbell page says it sleeps; receive
- * WQEs are picked up when packets arrive and need no call at all, except
- * to have a QP in the error state flush them.
+ * post_send command only while the SQ's header says that it does not
+ * watch the SQ (WOOKIE_RING_NEED_WAKEUP); receive WQEs are picked up when
+ * packets arrive and need no call at all, except to have a QP in the
+ * error state flush them.
  */
 #include <errno.h>
 #include <string.h>
@@ -256,19 +257,20 @@ static int wookie_sqe_from_wr(struct wookie_qp *qp, struct wookie_sqe *sqe,
 }
 
 /*
- * Wake the kernel engine for WQEs just published, if it sleeps.  The full
- * fence orders the producer stores before the load of NEED_WAKEUP; the
- * engine sets the flag, fences, and re-reads the producers before it
- * sleeps, so one side always sees the other (the io_uring SQPOLL rule).
+ * Wake the kernel engine for WQEs just published, unless it watches the
+ * SQ.  The full fence orders the producer store before the load of
+ * NEED_WAKEUP; the engine sets the flag, fences, and re-reads the
+ * producer before it stops watching, so one side always sees the other
+ * (the io_uring SQPOLL rule).  FLUSH: the QP is in error and flushes
+ * what is posted when rung.
  */
 static int wookie_sq_doorbell(struct wookie_qp *qp)
 {
-	struct wookie_context *ctx = to_wctx(qp->vqp.qp.context);
 	struct ibv_send_wr *bad;
 
 	atomic_thread_fence(memory_order_seq_cst);
-	if (!(wookie_load_relaxed(&ctx->db_page->flags) &
-	      WOOKIE_DB_NEED_WAKEUP))
+	if (!(wookie_load_relaxed(&qp->sq.hdr->flags) &
+	      (WOOKIE_RING_NEED_WAKEUP | WOOKIE_RING_FLUSH)))
 		return 0;
 	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }

@@ -77,6 +77,7 @@ static const struct wookie_abi_field wookie_abi_fields[] = {
 	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 0, 4, abi_version),
 	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 4, 4, db_page_size),
 	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 8, 8, db_page_key),
+	WOOKIE_ABI_FIELD(wookie_alloc_ucontext_resp, 16, 8, caps),
 
 	WOOKIE_ABI_FIELD(wookie_db_page, 0, 4, flags),
 	WOOKIE_ABI_FIELD(wookie_db_page, 4, 60, reserved),
@@ -224,7 +225,7 @@ struct wookie_abi_struct {
 /* Every structure of the ABI: size, and alignment 8 iff it holds a u64. */
 static const struct wookie_abi_struct wookie_abi_structs[] = {
 	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_req, 8, 4),
-	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_resp, 16, 8),
+	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_resp, 24, 8),
 	WOOKIE_ABI_STRUCT(wookie_db_page, 64, 4),
 	WOOKIE_ABI_STRUCT(wookie_ring_hdr, 256, 4),
 	WOOKIE_ABI_STRUCT(wookie_sge, 16, 8),

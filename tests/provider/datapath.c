@@ -7,7 +7,7 @@
  * rdma-core 56.1's, whose struct verbs_qp layouts differ.
  *
  * Usage: datapath <ibdev> [nowake]
- *   nowake: the doorbell page says the engine polls; only check that the SQ
+ *   nowake: the SQ header says the engine watches it; only check that the SQ
  *   fills up and that no doorbell is rung.
  * Prints one FAIL line per failed check and "datapath: N checks, M failed".
  */

@@ -18,7 +18,8 @@
  * Environment: FAKE_UVERBS_ABI (resp abi_version, default WOOKIE_ABI_VERSION),
  * FAKE_UVERBS_DB_SIZE (default 4096), FAKE_UVERBS_MMAP_FAIL=1,
  * FAKE_UVERBS_PD=1 (alloc_pd succeeds; otherwise EOPNOTSUPP as a kernel
- * without it), FAKE_UVERBS_WAKEUP (doorbell page flags, default 1),
+ * without it), FAKE_UVERBS_WAKEUP (SQ ring header flags, default
+ * WOOKIE_RING_NEED_WAKEUP),
  * FAKE_UVERBS_FLUSH=1 (RQ rings say WOOKIE_RING_FLUSH),
  * FAKE_UVERBS_BAD_STRIDE=1 (create answers with an 8-byte stride).  Live
  * mappings left at exit are reported on stderr.
@@ -584,6 +585,7 @@ static int qp_create(const struct ib_uverbs_create_qp *q, bool ex,
 	stride = (stride + 63) & ~63u;
 	ring_init(&qp->sq, q->max_send_wr, stride);
 	ring_info(&qp->sq, &drv->sq);
+	qp->sq.hdr->flags = env_ul("FAKE_UVERBS_WAKEUP", WOOKIE_RING_NEED_WAKEUP);
 	if (qp->srq < 0) {
 		ring_init(&qp->rq, q->max_recv_wr,
 			  WOOKIE_RQE_SIZE(qp->rq_max_sge));
@@ -908,8 +910,6 @@ ssize_t write(int fd, const void *buf, size_t len)
 		if (!db_page) {
 			db_page = shm_new(db_size < 4096 ? 4096 : db_size, false);
 			db_page->key = FAKE_KEY;
-			((struct wookie_db_page *)db_page->p)->flags =
-				env_ul("FAKE_UVERBS_WAKEUP", WOOKIE_DB_NEED_WAKEUP);
 		}
 		return len;
 	}

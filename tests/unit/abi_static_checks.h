@@ -25,11 +25,12 @@ WOOKIE_STATIC_ASSERT(sizeof(struct wookie_alloc_ucontext_req) == 8);
 WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_req, 0, 4, abi_version);
 WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_req, 4, 4, reserved);
 
-WOOKIE_STATIC_ASSERT(sizeof(struct wookie_alloc_ucontext_resp) == 16);
+WOOKIE_STATIC_ASSERT(sizeof(struct wookie_alloc_ucontext_resp) == 24);
 WOOKIE_STATIC_ASSERT(__alignof__(struct wookie_alloc_ucontext_resp) == 8);
 WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_resp, 0, 4, abi_version);
 WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_resp, 4, 4, db_page_size);
 WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_resp, 8, 8, db_page_key);
+WOOKIE_ASSERT_FIELD(wookie_alloc_ucontext_resp, 16, 8, caps);
 
 WOOKIE_STATIC_ASSERT(sizeof(struct wookie_db_page) == 64);
 WOOKIE_STATIC_ASSERT(sizeof(struct wookie_db_page) <= 4096);
@@ -145,7 +146,7 @@ WOOKIE_STATIC_ASSERT(sizeof(struct wookie_create_ah_resp) == 8);
 WOOKIE_ASSERT_FIELD(wookie_create_ah_resp, 0, 4, ah_num);
 WOOKIE_ASSERT_FIELD(wookie_create_ah_resp, 4, 4, reserved);
 
-WOOKIE_STATIC_ASSERT(WOOKIE_ABI_VERSION == 2);
-WOOKIE_STATIC_ASSERT(WOOKIE_DB_NEED_WAKEUP == 1);
+WOOKIE_STATIC_ASSERT(WOOKIE_ABI_VERSION == 3);
+WOOKIE_STATIC_ASSERT(WOOKIE_RING_NEED_WAKEUP == 4);
 
 #endif /* WOOKIE_ABI_STATIC_CHECKS_H */

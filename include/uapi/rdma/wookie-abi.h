@@ -15,7 +15,7 @@
  * ABI version of the device and in the sysfs attribute below; the provider
  * refuses a device whose version differs from its own.
  */
-#define WOOKIE_ABI_VERSION 2
+#define WOOKIE_ABI_VERSION 3
 
 /*
  * Per-device sysfs attribute (/sys/class/infiniband/<ibdev>/<name>) holding
@@ -32,22 +32,24 @@ struct wookie_alloc_ucontext_req {
 
 /*
  * The kernel's answer.  db_page_key is the mmap offset of the context's
- * doorbell page, mapped read-only with length db_page_size.
+ * doorbell page, mapped read-only with length db_page_size.  caps holds
+ * WOOKIE_CAP_* bits: what this kernel offers beyond its ABI version, so
+ * that an addition needs no new version; a provider uses a feature only
+ * if its bit is set and ignores bits it does not know.  No bit is
+ * defined yet: the kernel sends 0.
  */
 struct wookie_alloc_ucontext_resp {
 	__u32 abi_version;
 	__u32 db_page_size;
 	__aligned_u64 db_page_key;
+	__aligned_u64 caps;
 };
-
-/* wookie_db_page.flags: the engine sleeps; a producer must wake it. */
-#define WOOKIE_DB_NEED_WAKEUP (1U << 0)
 
 /*
  * The doorbell page: one per user context, written by the kernel, read by
- * the provider.  The kernel engine advertises here whether it is polling the
- * rings or asleep (the io_uring SQPOLL handshake); the page is page sized so
- * later words can be added without changing the mapping.
+ * the provider, page sized so that later per-context words can be added
+ * without changing the mapping.  ABI 3 defines none (the NEED_WAKEUP flag
+ * of ABI 2 is per SQ now, WOOKIE_RING_NEED_WAKEUP): the words read 0.
  */
 struct wookie_db_page {
 	__u32 flags;
@@ -96,6 +98,16 @@ struct wookie_ring_hdr {
  * command with no WR), which it otherwise never does for receives.
  */
 #define WOOKIE_RING_FLUSH (1U << 1)
+/*
+ * SQ: the engine does not watch this SQ now; a WQE posted makes it run
+ * only with a doorbell (post_send with no WR).  The provider publishes
+ * the producer index, then a full fence, then reads this flag; the
+ * engine sets it, then a full fence, then reads the producer (the
+ * io_uring SQPOLL handshake).  Clear while the engine is sure to run on
+ * the QP again (a WQE it fetched is not completed): posts then make no
+ * system call at all.
+ */
+#define WOOKIE_RING_NEED_WAKEUP (1U << 2)
 
 /* A scatter/gather element, of WQEs and receive WQEs. */
 struct wookie_sge {
