@@ -166,6 +166,15 @@ struct wookie_dev {
 	spinlock_t poll_lock;
 	struct list_head poll_list;
 	unsigned int poll_count;
+	/*
+	 * Kernel consumers' handlers: objects with upcalls pending, and
+	 * the one work that delivers them all, one at a time.
+	 */
+	spinlock_t upcall_lock;
+	struct list_head upcalls;
+	struct work_struct upcall_work;
+	/* The upcall being delivered, under upcall_lock. */
+	struct wookie_upcall *upcall_cur;
 	/* rdma statistic (hw_stats): enum wookie_counter. */
 	atomic64_t counters[WOOKIE_NUM_COUNTERS];
 };
@@ -303,19 +312,22 @@ enum wookie_mem_use {
 
 /*
  * The handlers of kernel consumers (QP events, CQ completion and error
- * events) run from a work item, never from the engine, so that one may
- * destroy or reset the object it is told about (wookie_cq.c).  Bits are
- * what is to be delivered, lowest first; the owner's lock guards them.
+ * events, the SRQ limit event) run from the device's upcall work, never
+ * from the engine, so that one may destroy or reset any object, the one
+ * it is told about included (wookie_upcall.c).  Bits are what is to be
+ * delivered, lowest first; the device's upcall_lock guards them.
  */
+struct wookie_upcall;
+typedef void (*wookie_upcall_fn)(struct wookie_upcall *up, unsigned int bit);
+
 struct wookie_upcall {
-	struct work_struct work;
+	/* On the device's upcalls list while a bit is pending. */
+	struct list_head node;
 	unsigned long pending;
-	/* The work is queued or running: it takes bits raised meanwhile. */
-	bool busy;
 	/* The owner is being destroyed: nothing is raised any more. */
 	bool off;
-	/* While a handler runs: where destroy tells the work it is gone. */
-	bool *gone;
+	/* Calls the owner's handler for one bit. */
+	wookie_upcall_fn deliver;
 };
 
 struct wookie_cq {
@@ -789,20 +801,21 @@ int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
 		   bool solicited);
 /* Kernel CQs: hide the unpolled CQEs of a QP that went to RESET. */
 void wookie_cq_discard_qp(struct wookie_cq *cq, u32 qp_num);
-/* Kernel consumers' handlers, run by a work (see struct wookie_upcall). */
-void wookie_upcall_init(struct wookie_upcall *up, work_func_t func);
-void wookie_upcall_raise(struct wookie_upcall *up, spinlock_t *lock,
-			 struct workqueue_struct *wq, unsigned int bit);
-/* In the work: the next bit to deliver, or -1 (the work is done). */
-int wookie_upcall_next(struct wookie_upcall *up, spinlock_t *lock,
-		       bool *gone);
+/* wookie_upcall.c: kernel consumers' handlers (see struct wookie_upcall) */
+void wookie_upcall_dev_init(struct wookie_dev *wdev);
+void wookie_upcall_init(struct wookie_upcall *up, wookie_upcall_fn deliver);
+void wookie_upcall_raise(struct wookie_dev *wdev, struct wookie_upcall *up,
+			 unsigned int bit);
 /*
- * The owner is being destroyed: nothing is raised from now on, and a
- * handler running elsewhere has returned when this does.  @deliver: what
- * is pending is delivered first; else it is dropped.
+ * The owner is being destroyed: nothing is raised from now on, and its
+ * handler is not running elsewhere when this returns.  @deliver: what is
+ * pending is delivered first (not when called from a handler: dropped
+ * then); else it is dropped.
  */
-void wookie_upcall_stop(struct wookie_upcall *up, spinlock_t *lock,
+void wookie_upcall_stop(struct wookie_dev *wdev, struct wookie_upcall *up,
 			bool deliver);
+/* What @up has pending is delivered when this returns (unless in a handler). */
+void wookie_upcall_sync(struct wookie_dev *wdev, struct wookie_upcall *up);
 /* A QP is being destroyed: its CQs' handlers have seen all it raised. */
 void wookie_cq_upcall_flush(struct wookie_cq *cq);
 

@@ -14,83 +14,6 @@
 /* CQEs poll_cq copies out per lock hold; converted with the lock dropped. */
 #define WOOKIE_POLL_BATCH 8
 
-/*
- * Upcalls: the handlers of kernel consumers are called from a work item,
- * with no QP's engine running and no reference held, because a handler
- * may destroy or reset any object, the one it is told about included.
- * (uverbs' handlers of user objects only queue an event for the process
- * and are called where the event happens.)  The work delivers one bit at
- * a time; when a handler destroys the object it was called for,
- * wookie_upcall_stop() finds the work running in its own thread and sets
- * the work's flag instead of waiting for it, and the work, whose object
- * memory is freed by then, returns without touching it again.
- */
-void wookie_upcall_init(struct wookie_upcall *up, work_func_t func)
-{
-	INIT_WORK(&up->work, func);
-	up->pending = 0;
-	up->busy = false;
-	up->off = false;
-	up->gone = NULL;
-}
-
-void wookie_upcall_raise(struct wookie_upcall *up, spinlock_t *lock,
-			 struct workqueue_struct *wq, unsigned int bit)
-{
-	unsigned long flags;
-
-	if (bit >= BITS_PER_LONG)
-		return;
-	spin_lock_irqsave(lock, flags);
-	if (!up->off) {
-		__set_bit(bit, &up->pending);
-		/* One work at a time; a busy one takes the bit itself. */
-		if (!up->busy) {
-			up->busy = true;
-			queue_work(wq, &up->work);
-		}
-	}
-	spin_unlock_irqrestore(lock, flags);
-}
-
-int wookie_upcall_next(struct wookie_upcall *up, spinlock_t *lock, bool *gone)
-{
-	unsigned long flags;
-	int bit = -1;
-
-	spin_lock_irqsave(lock, flags);
-	up->gone = NULL;
-	if (up->pending) {
-		bit = __ffs(up->pending);
-		__clear_bit(bit, &up->pending);
-		up->gone = gone;
-	} else {
-		up->busy = false;
-	}
-	spin_unlock_irqrestore(lock, flags);
-	return bit;
-}
-
-void wookie_upcall_stop(struct wookie_upcall *up, spinlock_t *lock,
-			bool deliver)
-{
-	unsigned long flags;
-	bool self;
-
-	spin_lock_irqsave(lock, flags);
-	up->off = true;
-	if (!deliver)
-		up->pending = 0;
-	/* Destroyed by its own handler: the work must not touch it again. */
-	self = up->gone && current_work() == &up->work;
-	if (self)
-		*up->gone = true;
-	spin_unlock_irqrestore(lock, flags);
-	/* Nothing queues it any more: once flushed, it stays idle. */
-	if (!self)
-		flush_work(&up->work);
-}
-
 enum {
 	WOOKIE_CQ_UPCALL_ERR,
 	WOOKIE_CQ_UPCALL_COMP,
@@ -109,35 +32,28 @@ static void wookie_cq_err_event(struct wookie_cq *cq)
 		ibcq->event_handler(&ev, ibcq->cq_context);
 }
 
-static void wookie_cq_upcall_work(struct work_struct *work)
+/* Kernel CQs' handlers, from the device's upcall work. */
+static void wookie_cq_upcall(struct wookie_upcall *up, unsigned int bit)
 {
-	struct wookie_cq *cq = container_of(work, struct wookie_cq,
-					    upcall.work);
-	bool gone = false;
-	int bit;
+	struct wookie_cq *cq = container_of(up, struct wookie_cq, upcall);
 
-	while ((bit = wookie_upcall_next(&cq->upcall, &cq->lock, &gone)) >= 0) {
-		if (bit == WOOKIE_CQ_UPCALL_ERR)
-			wookie_cq_err_event(cq);
-		else if (cq->ibcq.comp_handler)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-		/* The handler destroyed the CQ: its memory is gone. */
-		if (gone)
-			return;
-		cond_resched();
-	}
+	if (bit == WOOKIE_CQ_UPCALL_ERR)
+		wookie_cq_err_event(cq);
+	else if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 /*
  * A QP of this CQ is being destroyed, its engine stopped: the completion
  * upcalls it raised are delivered before destroy returns, so that none
- * comes after a consumer (ib_free_cq()) stopped listening.  Nothing to
- * wait for when called from this CQ's own handler.
+ * comes after a consumer (ib_free_cq()) stopped listening.  From a
+ * handler there is nothing to wait for: the CQ's upcalls run in that
+ * same work, after it, and destroy_cq drops them.
  */
 void wookie_cq_upcall_flush(struct wookie_cq *cq)
 {
-	if (!cq->user && current_work() != &cq->upcall.work)
-		flush_work(&cq->upcall.work);
+	if (!cq->user)
+		wookie_upcall_sync(to_wookie_dev(cq->ibcq.device), &cq->upcall);
 }
 
 static bool wookie_cq_fires(bool next, bool sol, bool solicited,
@@ -226,7 +142,7 @@ int wookie_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
-	wookie_upcall_init(&cq->upcall, wookie_cq_upcall_work);
+	wookie_upcall_init(&cq->upcall, wookie_cq_upcall);
 	cq->user = !!udata;
 	cq->producer = 0;
 	cq->consumer = 0;
@@ -263,7 +179,7 @@ int wookie_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct wookie_dev *wdev = to_wookie_dev(ibcq->device);
 	struct wookie_cq *cq = to_wookie_cq(ibcq);
 
-	wookie_upcall_stop(&cq->upcall, &cq->lock, false);
+	wookie_upcall_stop(wdev, &cq->upcall, false);
 
 	wookie_ring_free(&cq->ring);
 	atomic_dec(&wdev->num_cq);
@@ -553,13 +469,13 @@ unlock:
 
 	/* The engine runs this: kernel consumers' handlers run later. */
 	if (!cq->user) {
-		struct workqueue_struct *wq = to_wookie_dev(ibcq->device)->wq;
+		struct wookie_dev *wdev = to_wookie_dev(ibcq->device);
 
 		if (overflow)
-			wookie_upcall_raise(&cq->upcall, &cq->lock, wq,
+			wookie_upcall_raise(wdev, &cq->upcall,
 					    WOOKIE_CQ_UPCALL_ERR);
 		if (notify)
-			wookie_upcall_raise(&cq->upcall, &cq->lock, wq,
+			wookie_upcall_raise(wdev, &cq->upcall,
 					    WOOKIE_CQ_UPCALL_COMP);
 		return err;
 	}

@@ -294,6 +294,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	xa_init_flags(&wdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&wdev->atomic_lock);
+	wookie_upcall_dev_init(wdev);
 	wdev->ndev = ndev;
 	netdev_hold(ndev, &wdev->ndev_tracker, GFP_KERNEL);
 	wdev->net = dev_net(ndev);

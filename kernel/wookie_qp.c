@@ -42,21 +42,10 @@ static void wookie_qp_event_now(struct wookie_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
-/* Kernel QPs' events, in the order of enum ib_event_type (errors first). */
-static void wookie_qp_upcall_work(struct work_struct *work)
+/* Kernel QPs' events, from the device's upcall work. */
+static void wookie_qp_upcall(struct wookie_upcall *up, unsigned int bit)
 {
-	struct wookie_qp *qp = container_of(work, struct wookie_qp,
-					    upcall.work);
-	bool gone = false;
-	int type;
-
-	while ((type = wookie_upcall_next(&qp->upcall, &qp->lock, &gone)) >= 0) {
-		wookie_qp_event_now(qp, type);
-		/* The handler destroyed the QP: its memory is gone. */
-		if (gone)
-			return;
-		cond_resched();
-	}
+	wookie_qp_event_now(container_of(up, struct wookie_qp, upcall), bit);
 }
 
 /*
@@ -70,8 +59,7 @@ void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
 		wookie_qp_event_now(qp, type);
 		return;
 	}
-	wookie_upcall_raise(&qp->upcall, &qp->lock,
-			    to_wookie_dev(qp->ibqp.device)->wq, type);
+	wookie_upcall_raise(to_wookie_dev(qp->ibqp.device), &qp->upcall, type);
 }
 
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
@@ -258,7 +246,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->resp_pkts);
 	INIT_LIST_HEAD(&qp->poll_node);
 	wookie_qp_engine_init(qp);
-	wookie_upcall_init(&qp->upcall, wookie_qp_upcall_work);
+	wookie_upcall_init(&qp->upcall, wookie_qp_upcall);
 	wookie_window_init(&qp->req.window);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
@@ -632,7 +620,7 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * returns to a work that leaves the QP alone), then have the CQs'
 	 * handlers see its completions, before ib_core frees the QP.
 	 */
-	wookie_upcall_stop(&qp->upcall, &qp->lock, true);
+	wookie_upcall_stop(wdev, &qp->upcall, true);
 	wookie_cq_upcall_flush(qp->send_cq);
 	if (qp->recv_cq != qp->send_cq)
 		wookie_cq_upcall_flush(qp->recv_cq);

@@ -275,7 +275,7 @@ void wookie_qp_run(struct wookie_qp *qp)
  * watches nothing: an idle device uses no CPU.  Only SQs that were rung
  * are on the list; nothing scans every ring.
  */
-#define WOOKIE_POLL_BATCH 32
+#define WOOKIE_POLLER_BATCH 32
 
 void wookie_qp_ring_sq(struct wookie_qp *qp)
 {
@@ -320,7 +320,7 @@ void wookie_qp_unpoll(struct wookie_qp *qp)
 }
 
 /*
- * One look at up to WOOKIE_POLL_BATCH watched SQs, taken from the head
+ * One look at up to WOOKIE_POLLER_BATCH watched SQs, taken from the head
  * of the list and moved to its tail (each gets its turn): those whose
  * producer moved, and those idle for too long (taken off the list), go
  * into @batch with a reference.  Returns how many; *@empty: the list is
@@ -336,7 +336,7 @@ static unsigned int wookie_poll_scan(struct wookie_dev *wdev,
 	u32 producer;
 
 	spin_lock(&wdev->poll_lock);
-	count = min_t(unsigned int, wdev->poll_count, WOOKIE_POLL_BATCH);
+	count = min_t(unsigned int, wdev->poll_count, WOOKIE_POLLER_BATCH);
 	for (i = 0; i < count; i++) {
 		qp = list_first_entry(&wdev->poll_list, struct wookie_qp,
 				      poll_node);
@@ -367,7 +367,7 @@ static unsigned int wookie_poll_scan(struct wookie_dev *wdev,
 
 static int wookie_sq_poller(void *arg)
 {
-	struct wookie_qp *batch[WOOKIE_POLL_BATCH];
+	struct wookie_qp *batch[WOOKIE_POLLER_BATCH];
 	struct wookie_dev *wdev = arg;
 	unsigned int n, i;
 	bool empty;

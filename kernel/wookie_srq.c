@@ -78,18 +78,10 @@ static void wookie_srq_limit_event(struct wookie_srq *srq)
 		ibsrq->event_handler(&ev, ibsrq->srq_context);
 }
 
-static void wookie_srq_upcall_work(struct work_struct *work)
+/* Kernel SRQs' limit event, from the device's upcall work. */
+static void wookie_srq_upcall(struct wookie_upcall *up, unsigned int bit)
 {
-	struct wookie_srq *srq = container_of(work, struct wookie_srq,
-					      upcall.work);
-	bool gone = false;
-
-	while (wookie_upcall_next(&srq->upcall, &srq->lock, &gone) >= 0) {
-		wookie_srq_limit_event(srq);
-		/* The handler destroyed the SRQ: its memory is gone. */
-		if (gone)
-			return;
-	}
+	wookie_srq_limit_event(container_of(up, struct wookie_srq, upcall));
 }
 
 int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
@@ -115,8 +107,8 @@ int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
 	if (srq->user)
 		wookie_srq_limit_event(srq);
 	else
-		wookie_upcall_raise(&srq->upcall, &srq->lock,
-				    to_wookie_dev(ibsrq->device)->wq, 0);
+		wookie_upcall_raise(to_wookie_dev(ibsrq->device), &srq->upcall,
+				    0);
 	return err;
 }
 
@@ -222,7 +214,7 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	spin_lock_init(&srq->lock);
 	srq->user = !!udata;
-	wookie_upcall_init(&srq->upcall, wookie_srq_upcall_work);
+	wookie_upcall_init(&srq->upcall, wookie_srq_upcall);
 	srq->consumer = 0;
 	/* Whatever the slot holds is granted. */
 	srq->max_sge = wookie_rq_slot_sges(stride);
@@ -292,7 +284,7 @@ int wookie_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
 
 	/* No event after destroy returns (none pending for a user SRQ). */
-	wookie_upcall_stop(&srq->upcall, &srq->lock, false);
+	wookie_upcall_stop(wdev, &srq->upcall, false);
 	wookie_ring_free(&srq->ring);
 	atomic_dec(&wdev->num_srq);
 	return 0;
