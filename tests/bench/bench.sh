@@ -43,7 +43,7 @@ if [ "$MODE" = smoke ]; then
 	TOPOS="1dev" LOADS="quiet"
 	LAT_N=200 BW_N=200
 	LAT_TESTS="send" BW_TESTS="write" BW_SIZES="65536" MR_QPS="1"
-	SYSCALL_N=2000
+	SYSCALL_N=5000
 else
 	TOPOS="1dev 2dev" LOADS="quiet busy"
 	LAT_N=2000 BW_N=1000
@@ -371,4 +371,26 @@ awk -v types="$ran" '
 
 echo
 ok "every device deleted" test -z "$(ls /sys/class/infiniband)"
+
+# figure TEST TYPE: a figure of the results (fields: topo load test
+# unit size type value).
+figure() {
+	awk -v t="$1" -v d="$2" '$3 == t && $6 == d { print $7; exit }' "$results"
+}
+
+# What the smoke run checks: streaming posts make (almost) no system call
+# on wookie, and its poller sleeps once idle.  Setup calls count too.
+if [ "$MODE" = smoke ]; then
+	for t in wookie wookie_poll; do
+		[[ " $ran " == *" $t "* ]] || continue
+		v=$(figure syscalls_per_wr "$t")
+		ok "$t: under 0.05 system calls per WR (${v:-none})" \
+			awk -v v="${v:-x}" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v < 0.05) }'
+	done
+	if [[ " $ran " == *" wookie_poll "* ]]; then
+		v=$(figure idle_thread_cpu wookie_poll)
+		ok "wookie_poll: no poller CPU when idle (${v:-none} ms in 10 s)" \
+			test "${v:-x}" = 0
+	fi
+fi
 vm_done
