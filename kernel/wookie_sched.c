@@ -65,37 +65,27 @@ bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
 /*
  * The NEED_WAKEUP handshake of a user SQ (as io_uring's SQPOLL): the
  * provider publishes its producer index, fences, and makes the doorbell
- * call only if the SQ's WOOKIE_RING_NEED_WAKEUP is set.  While a WQE the
- * requester fetched is not completed and the QP's timer is armed (the
- * ACK timeout), or an RNR wait holds the requester (its timer), or the
- * poller watches the SQ, another pass is sure to come, and it fetches
- * whatever was posted meanwhile: the flag is clear and posts make no
- * system call.  (RC with an infinite ACK timeout arms no timer, UC and UD
- * wait for nothing: their posts ring.)  Otherwise the flag is set, then
- * the producer read once more: a WQE published before the flag was
- * visible is seen here, one after it rings.  Returns true when such a WQE
- * needs another pass, which fetches it: nothing holds the requester then.
- * The flag is in memory user space writes too; the engine only ever
- * trusts sq_watched.
+ * call only if the SQ's WOOKIE_RING_NEED_WAKEUP is set.  While the poller
+ * watches the SQ, the flag is clear and posts make no system call.
+ * Otherwise the flag is set, then the producer read once more: a WQE
+ * published before the flag was visible is seen here, one after it
+ * rings.  Returns true when such a WQE needs another pass, which fetches
+ * it (not in an RNR wait: its timer runs the pass that does).
+ *
+ * Not cleared while WQEs are merely outstanding, though their ACKs are
+ * sure to run a pass that would fetch new posts: a post would then wait
+ * for a response (a round trip, or an ACK timeout after a loss) instead
+ * of going out at once.  The flag is in memory user space writes too;
+ * the engine only ever trusts sq_watched.
  */
 static bool wookie_sq_watch(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	bool busy = false;
 
 	if (!qp->user)
 		return false;
-	/*
-	 * Only the engine arms the timer, and quiesce (which stops the
-	 * engine) cancels it: armed now, it fires and runs a pass.  It is
-	 * not cancelled when the last ACK comes: armed alone, it proves
-	 * nothing.
-	 */
-	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-		busy = READ_ONCE(qp->sq_polled) ||
-		       (hrtimer_is_queued(&qp->timer) &&
-			(qp->comp.index != qp->req.fetch || qp->req.rnr_wait));
-	if (busy) {
+	if ((state == IB_QPS_RTS || state == IB_QPS_SQD) &&
+	    READ_ONCE(qp->sq_polled)) {
 		if (!qp->sq_watched) {
 			qp->sq_watched = true;
 			wookie_ring_set_flags(&qp->sq, 0,

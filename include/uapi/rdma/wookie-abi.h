@@ -103,9 +103,8 @@ struct wookie_ring_hdr {
  * only with a doorbell (post_send with no WR).  The provider publishes
  * the producer index, then a full fence, then reads this flag; the
  * engine sets it, then a full fence, then reads the producer (the
- * io_uring SQPOLL handshake).  Clear while the engine is sure to run on
- * the QP again (a WQE it fetched is not completed): posts then make no
- * system call at all.
+ * io_uring SQPOLL handshake).  Clear while the kernel's SQ poller watches
+ * the SQ: posts then make no system call at all.
  */
 #define WOOKIE_RING_NEED_WAKEUP (1U << 2)
 
