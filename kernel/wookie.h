@@ -474,6 +474,11 @@ struct wookie_req {
 	u32 rd_atomic_inflight;
 	/* PSNs that may be outstanding (RC). */
 	struct wookie_window window;
+	/*
+	 * The last pass stopped because the SQ was empty, not because
+	 * something held it (window, credits, fence, RNR wait, budget).
+	 */
+	bool drained;
 	/* Paused by an RNR NAK until this time. */
 	bool rnr_wait;
 	ktime_t rnr_until;

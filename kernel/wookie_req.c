@@ -344,6 +344,7 @@ bool wookie_requester(struct wookie_qp *qp)
 	bool sent = false;
 	int err;
 
+	qp->req.drained = false;
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return true;
 	if (qp->req.rnr_wait) {
@@ -361,8 +362,10 @@ bool wookie_requester(struct wookie_qp *qp)
 			if (state == IB_QPS_SQD)
 				break;
 			err = wookie_fetch_wqe(qp);
-			if (err == -ENOENT)
+			if (err == -ENOENT) {
+				qp->req.drained = true;
 				break;
+			}
 			if (err == -ECANCELED) {
 				qp->req.index++;
 				wookie_req_local_error(qp);

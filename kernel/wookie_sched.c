@@ -70,7 +70,10 @@ bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
  * Otherwise the flag is set, then the producer read once more: a WQE
  * published before the flag was visible is seen here, one after it
  * rings.  Returns true when such a WQE needs another pass, which fetches
- * it (not in an RNR wait: its timer runs the pass that does).
+ * it: only when this pass's requester stopped because the SQ was empty.
+ * Held by the send window, credits or a fence, it runs again when the
+ * responses it waits for come (an RNR wait: when its timer fires); asking
+ * for passes meanwhile would spin.
  *
  * Not cleared while WQEs are merely outstanding, though their ACKs are
  * sure to run a pass that would fetch new posts: a post would then wait
@@ -97,8 +100,7 @@ static bool wookie_sq_watch(struct wookie_qp *qp)
 		qp->sq_watched = false;
 		wookie_ring_set_flags(&qp->sq, WOOKIE_RING_NEED_WAKEUP, 0);
 	}
-	/* Only RTS fetches, and not in an RNR wait (its timer runs it). */
-	if (state != IB_QPS_RTS || qp->req.rnr_wait)
+	if (state != IB_QPS_RTS || !qp->req.drained)
 		return false;
 	/* The flag is visible before the producer is read (the provider's fence). */
 	smp_mb();
