@@ -344,7 +344,7 @@ struct wookie_cq {
 	/* Overflowed: the CQ error event was raised, no more CQEs. */
 	bool error;
 	bool user;
-	/* Kernel CQs: completion and error handlers, under lock. */
+	/* Kernel CQs: completion and error handlers (wookie_upcall.c). */
 	struct wookie_upcall upcall;
 };
 
@@ -358,7 +358,7 @@ struct wookie_srq {
 	/* Armed limit (0: not armed) for IB_EVENT_SRQ_LIMIT_REACHED. */
 	u32 limit;
 	bool user;
-	/* Kernel SRQs: the limit event, under lock. */
+	/* Kernel SRQs: the limit event (wookie_upcall.c). */
 	struct wookie_upcall upcall;
 };
 
@@ -645,7 +645,7 @@ struct wookie_qp {
 	struct hrtimer timer;
 	/* The last WQE reached event was raised (SRQ QPs in ERR). */
 	bool last_wqe_reached;
-	/* Kernel QPs: async events for the handler, under lock. */
+	/* Kernel QPs: async events for the handler (wookie_upcall.c). */
 	struct wookie_upcall upcall;
 
 	struct wookie_req req;
@@ -821,8 +821,12 @@ void wookie_upcall_stop(struct wookie_dev *wdev, struct wookie_upcall *up,
 			bool deliver);
 /* What @up has pending is delivered when this returns (unless in a handler). */
 void wookie_upcall_sync(struct wookie_dev *wdev, struct wookie_upcall *up);
-/* A QP is being destroyed: its CQs' handlers have seen all it raised. */
+/*
+ * A QP is being destroyed: its CQs' handlers have seen all it raised
+ * (outside a handler; from one, they run after it).
+ */
 void wookie_cq_upcall_flush(struct wookie_cq *cq);
+int wookie_pre_destroy_cq(struct ib_cq *ibcq);
 
 /* wookie_srq.c */
 int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

@@ -48,7 +48,7 @@ static void wookie_cq_upcall(struct wookie_upcall *up, unsigned int bit)
  * upcalls it raised are delivered before destroy returns, so that none
  * comes after a consumer (ib_free_cq()) stopped listening.  From a
  * handler there is nothing to wait for: the CQ's upcalls run in that
- * same work, after it, and destroy_cq drops them.
+ * same work, after it, and ib_free_cq() drops them (pre_destroy_cq).
  */
 void wookie_cq_upcall_flush(struct wookie_cq *cq)
 {
@@ -168,6 +168,19 @@ err_ring:
 err_count:
 	atomic_dec(&wdev->num_cq);
 	return err;
+}
+
+/*
+ * ib_free_cq(): no completion handler from now on, before ib_core cancels
+ * the CQ's poll work, which a later handler would queue again after the
+ * CQ is freed (a QP destroyed from a handler leaves its CQs' upcalls to
+ * run after that handler).
+ */
+int wookie_pre_destroy_cq(struct ib_cq *ibcq)
+{
+	wookie_upcall_stop(to_wookie_dev(ibcq->device),
+			   &to_wookie_cq(ibcq)->upcall, false);
+	return 0;
 }
 
 /*

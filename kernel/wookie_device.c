@@ -244,6 +244,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.dereg_mr = wookie_dereg_mr,
 	.destroy_ah = wookie_destroy_ah,
 	.destroy_cq = wookie_destroy_cq,
+	.pre_destroy_cq = wookie_pre_destroy_cq,
 	.destroy_qp = wookie_destroy_qp,
 	.destroy_srq = wookie_destroy_srq,
 	.disassociate_ucontext = wookie_disassociate_ucontext,

@@ -477,6 +477,14 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 
 	mutex_lock(&qp->modify_lock);
+	/*
+	 * A handler destroy calls (its QP's last events) may not change
+	 * the QP: its engine is stopped for good.
+	 */
+	if (qp->destroying) {
+		err = -EINVAL;
+		goto out;
+	}
 	cur = READ_ONCE(qp->state);
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
 	    /* IBTA lets a consumer name SQE or RTS for the current one. */
@@ -616,8 +624,7 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/*
 	 * With the engine stopped nothing raises upcalls: deliver what it
-	 * raised (unless this runs in the QP's own handler, which then
-	 * returns to a work that leaves the QP alone), then have the CQs'
+	 * raised (dropped when this runs in a handler), then have the CQs'
 	 * handlers see its completions, before ib_core frees the QP.
 	 */
 	wookie_upcall_stop(wdev, &qp->upcall, true);

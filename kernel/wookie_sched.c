@@ -281,9 +281,10 @@ void wookie_qp_ring_sq(struct wookie_qp *qp)
 	unsigned int idle_us = READ_ONCE(sq_poll_idle_us);
 	bool added = false;
 
+	/* uverbs runs no post_send during destroy: no unpoll races this. */
 	if (idle_us && wdev->poller && !READ_ONCE(qp->sq_polled)) {
 		spin_lock(&wdev->poll_lock);
-		if (!qp->sq_polled && !qp->destroying) {
+		if (!qp->sq_polled) {
 			qp->sq_polled = true;
 			qp->poll_seen = READ_ONCE(qp->sq.hdr->producer);
 			qp->poll_active = ktime_get();
@@ -376,7 +377,8 @@ static int wookie_sq_poller(void *arg)
 			wookie_qp_run(batch[i]);
 			wookie_qp_put(batch[i]);
 		}
-		if (empty && !n)
+		/* kthread_stop() after the check above: no sleep then. */
+		if (empty && !n && !kthread_should_stop())
 			schedule();
 		else
 			cond_resched();

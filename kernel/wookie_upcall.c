@@ -13,13 +13,26 @@
  * that work alone.  With a work per object, a CQ handler destroying a QP
  * waited for the QP's work while the QP's handler, destroying a QP of that
  * CQ, waited for the CQ's: a deadlock, which lockdep reported.
+ *
+ * What a handler must not do: wait for another upcall of its device, as
+ * ib_drain_qp() does (it waits for the drain WR's completion handler,
+ * which runs after it), or destroy an object of another wookie device
+ * from a handler of this one while that device's handler does the same.
  */
 #include "wookie.h"
+
+/*
+ * Upcalls one run of the work delivers; then it queues itself again, so
+ * that a flush (destroy) waits for a bounded run, not for a list that
+ * traffic on other objects keeps filling.
+ */
+#define WOOKIE_UPCALL_BATCH 64
 
 static void wookie_upcall_work(struct work_struct *work)
 {
 	struct wookie_dev *wdev = container_of(work, struct wookie_dev,
 					       upcall_work);
+	unsigned int budget = WOOKIE_UPCALL_BATCH;
 	struct wookie_upcall *up;
 	unsigned long flags;
 	unsigned int bit;
@@ -27,6 +40,10 @@ static void wookie_upcall_work(struct work_struct *work)
 	spin_lock_irqsave(&wdev->upcall_lock, flags);
 	while ((up = list_first_entry_or_null(&wdev->upcalls,
 					      struct wookie_upcall, node))) {
+		if (!budget--) {
+			queue_work(wdev->wq, &wdev->upcall_work);
+			break;
+		}
 		bit = __ffs(up->pending);
 		__clear_bit(bit, &up->pending);
 		/* Others take their turn before its next bit. */
@@ -86,7 +103,6 @@ void wookie_upcall_stop(struct wookie_dev *wdev, struct wookie_upcall *up,
 {
 	bool in_handler = wookie_upcall_in_handler(wdev);
 	unsigned long flags;
-	bool wait;
 
 	spin_lock_irqsave(&wdev->upcall_lock, flags);
 	up->off = true;
@@ -98,14 +114,16 @@ void wookie_upcall_stop(struct wookie_dev *wdev, struct wookie_upcall *up,
 		up->pending = 0;
 		list_del_init(&up->node);
 	}
-	wait = !in_handler &&
-	       (!list_empty(&up->node) || wdev->upcall_cur == up);
 	spin_unlock_irqrestore(&wdev->upcall_lock, flags);
-	/* Nothing queues it any more: once flushed, it stays idle. */
-	if (wait)
-		flush_work(&wdev->upcall_work);
+	/* Nothing raises it any more: once delivered, it stays idle. */
+	if (!in_handler)
+		wookie_upcall_sync(wdev, up);
 }
 
+/*
+ * Each flush waits for one bounded run of the work; @up moves up the
+ * list with each run (new upcalls join behind it), so few are needed.
+ */
 void wookie_upcall_sync(struct wookie_dev *wdev, struct wookie_upcall *up)
 {
 	unsigned long flags;
@@ -113,9 +131,12 @@ void wookie_upcall_sync(struct wookie_dev *wdev, struct wookie_upcall *up)
 
 	if (wookie_upcall_in_handler(wdev))
 		return;
-	spin_lock_irqsave(&wdev->upcall_lock, flags);
-	wait = !list_empty(&up->node) || wdev->upcall_cur == up;
-	spin_unlock_irqrestore(&wdev->upcall_lock, flags);
-	if (wait)
+	for (;;) {
+		spin_lock_irqsave(&wdev->upcall_lock, flags);
+		wait = !list_empty(&up->node) || wdev->upcall_cur == up;
+		spin_unlock_irqrestore(&wdev->upcall_lock, flags);
+		if (!wait)
+			return;
 		flush_work(&wdev->upcall_work);
+	}
 }
