@@ -22,8 +22,9 @@
 # the device's threads use in 10 idle seconds after traffic.
 #
 # BENCH_MODE=smoke: quiet, a few figures, few iterations (the make check
-# lane).  BENCH_PROFILE=1: perf record -a during the 64 KiB
-# write bandwidth and the send latency runs, reports in the output dir.
+# lane).  BENCH_PROFILE=1: perf record -a during the runs whose name
+# matches the regex BENCH_PROFILE_MATCH (default: 64 KiB write bandwidth,
+# send latency, 64-byte write message rate), reports in the output dir.
 # BENCH_TYPES: the device types to run (default "rxe siw wookie
 # wookie_poll"; wookie_poll is wookie with sq_poll_idle_us=BENCH_POLL_US,
 # default 100).
@@ -183,7 +184,8 @@ perf_run() {
 		XS_GID='' XC_GID=''
 		set -- -R "$@"
 	fi
-	if [ -n "$PROFILE" ] && [[ "$name" == *"${BENCH_PROFILE_MATCH:-write_bw-65536-q1|send_lat}"* ]]; then
+	if [ -n "$PROFILE" ] &&
+		[[ "$name" =~ ${BENCH_PROFILE_MATCH:-(write_bw-65536-q1|send_lat|write_rate-64-q1)} ]]; then
 		perf record -a -g -q -o "$out/$name.perf.data" \
 			-- sleep "${BENCH_PROFILE_SECS:-8}" >/dev/null 2>&1 &
 		perf_pid=$!
