@@ -67,13 +67,13 @@ bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
  * provider publishes its producer index, fences, and makes the doorbell
  * call only if the SQ's WOOKIE_RING_NEED_WAKEUP is set.  While the poller
  * watches the SQ, the flag is clear and posts make no system call.
- * Otherwise the flag is set, then the producer read once more: a WQE
- * published before the flag was visible is seen here, one after it
- * rings.  Returns true when such a WQE needs another pass, which fetches
- * it: only when this pass's requester stopped because the SQ was empty.
- * Held by the send window, credits or a fence, it runs again when the
- * responses it waits for come (an RNR wait: when its timer fires); asking
- * for passes meanwhile would spin.
+ * Otherwise the flag is set; the pass that sets it reads the producer
+ * once more: a WQE published before the flag was visible is seen here,
+ * one after it rings.  Returns true when such a WQE needs another pass,
+ * which fetches it: only when this pass's requester stopped because the
+ * SQ was empty.  Held by the send window, credits or a fence, it runs
+ * again when the responses it waits for come (an RNR wait: when its timer
+ * fires); asking for passes meanwhile would spin.
  *
  * Not cleared while WQEs are merely outstanding, though their ACKs are
  * sure to run a pass that would fetch new posts: a post would then wait
@@ -96,10 +96,16 @@ static bool wookie_sq_watch(struct wookie_qp *qp)
 		}
 		return false;
 	}
-	if (qp->sq_watched) {
-		qp->sq_watched = false;
-		wookie_ring_set_flags(&qp->sq, WOOKIE_RING_NEED_WAKEUP, 0);
-	}
+	/*
+	 * Set all along: a post after this pass's requester read the
+	 * producer saw the flag and rang.  Only the pass that sets it needs
+	 * to look again, and only if its requester drained the SQ: a held
+	 * one reads the producer again in the pass that frees it.
+	 */
+	if (!qp->sq_watched)
+		return false;
+	qp->sq_watched = false;
+	wookie_ring_set_flags(&qp->sq, WOOKIE_RING_NEED_WAKEUP, 0);
 	if (state != IB_QPS_RTS || !qp->req.drained)
 		return false;
 	/* The flag is visible before the producer is read (the provider's fence). */
@@ -247,7 +253,7 @@ static void wookie_runner_run(struct wookie_qp *qp)
 /* The engine of @from delivered a packet to @qp: run it from here too. */
 void wookie_qp_schedule(struct wookie_qp *from, struct wookie_qp *qp)
 {
-	if (from && from->runner)
+	if (from->runner)
 		wookie_runner_add(from->runner, qp);
 	else
 		wookie_qp_kick(qp);
@@ -282,7 +288,7 @@ void wookie_qp_ring_sq(struct wookie_qp *qp)
 	bool added = false;
 
 	/* uverbs runs no post_send during destroy: no unpoll races this. */
-	if (idle_us && wdev->poller && !READ_ONCE(qp->sq_polled)) {
+	if (idle_us && !READ_ONCE(qp->sq_polled)) {
 		spin_lock(&wdev->poll_lock);
 		if (!qp->sq_polled) {
 			qp->sq_polled = true;
