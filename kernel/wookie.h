@@ -71,6 +71,13 @@ static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
 #define WOOKIE_WORK_BUDGET 64
 /* Inbound packets a QP queues at most before dropping. */
 #define WOOKIE_MAX_INBOUND_PKTS 4096
+/*
+ * RC between QPs of one device (wookie_qp_set_mtu()): the payload of a
+ * packet, which no link limits, and the payload that is still copied into
+ * the packet rather than referenced in the sender's MRs.
+ */
+#define WOOKIE_LOCAL_SEG_BYTES 0x10000
+#define WOOKIE_LOCAL_COPY_MAX 512
 /* QPNs 0 and 1 are the special QPs RoCE does not use here. */
 #define WOOKIE_FIRST_QPN 0x10
 #define WOOKIE_MAX_QPN 0xffffff
@@ -377,12 +384,40 @@ struct wookie_recv_wqe {
  * link headers and behind for the ICRC.  The same buffer is sent on the
  * wire or handed to a QP of the same device.
  */
+/* Bytes of an MR, held by a reference to it. */
+struct wookie_mr_seg {
+	struct wookie_mr *mr;
+	u64 va;
+	u32 len;
+};
+
+/*
+ * The payload of a packet on the local path, left in the sender's memory:
+ * the receiver copies it from there, the one copy of its bytes.  The
+ * references keep the MRs (and their pages) until the packet is freed.
+ */
+struct wookie_pkt_ref {
+	u32 num_segs;
+	u32 len;
+	struct wookie_mr_seg seg[WOOKIE_MAX_SGE];
+};
+
+/* Bytes to place: in a buffer, or by reference. */
+struct wookie_src {
+	const u8 *buf;
+	const struct wookie_pkt_ref *ref;
+};
+
 struct wookie_pkt {
 	struct list_head list;
 	struct sk_buff *skb;
-	/* The BTH in skb's data; len bytes up to the end of the pad. */
+	/*
+	 * The BTH in skb's data; len bytes up to the end of the pad.  With
+	 * @ref, the headers only: the payload is there.
+	 */
 	u8 *data;
 	u32 len;
+	struct wookie_pkt_ref *ref;
 	/*
 	 * The network header as received (or, between QPs of one device,
 	 * as the sender's address vector would have written it).
@@ -596,7 +631,12 @@ struct wookie_qp {
 	u32 qkey;
 	int qp_access_flags;
 	enum ib_mtu path_mtu;
+	/*
+	 * Payload bytes per packet: the path MTU, or WOOKIE_LOCAL_SEG_BYTES
+	 * on the local path (then @local).
+	 */
 	u32 mtu_bytes;
+	bool local;
 	u8 timeout;
 	u8 retry_cnt;
 	u8 rnr_retry;
@@ -774,12 +814,18 @@ void wookie_mr_put(struct wookie_mr *mr);
  * IB_WC_SUCCESS, IB_WC_LOC_PROT_ERR, or IB_WC_LOC_LEN_ERR when the SGEs
  * hold less than @offset + @len bytes.
  */
-int wookie_sge_copy(struct wookie_dev *wdev, const struct wookie_sge *sge,
-		    u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		    void *buf, u32 len, bool to_sges);
+int wookie_sge_place(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		     u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		     const struct wookie_src *src, u32 len);
+int wookie_sge_ref(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		   u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		   u32 len, struct wookie_pkt_ref *ref);
+void wookie_mr_place(struct wookie_mr *mr, u64 va,
+		     const struct wookie_src *src, u64 len);
+int wookie_sge_gather(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		      u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		      void *buf, u32 len);
 /* Copy between an MR (range already checked) and a kernel buffer. */
-void wookie_mr_copy_to(struct wookie_mr *mr, u64 va, const void *src,
-		       u64 len);
 void wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len);
 /* 8-byte atomic at @va (aligned, checked); returns the original value. */
 u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
@@ -905,6 +951,8 @@ void wookie_qp_arm_timer(struct wookie_qp *qp, ktime_t expires);
 bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t);
 
 /* wookie_pkt.c: packets, and their delivery to a QP */
+/* Is the local_path module parameter on (it may change at any time)? */
+bool wookie_local_path(void);
 int wookie_pkt_cache_init(void);
 void wookie_pkt_cache_exit(void);
 /*
@@ -924,6 +972,20 @@ void wookie_pkt_free(struct wookie_pkt *pkt);
  */
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 				    struct wookie_hdrs *h, u32 payload_len);
+/*
+ * wookie_pkt_build() for the local path, with an empty pkt->ref for the
+ * caller to fill: the payload stays in the sender's MRs.
+ */
+struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
+					struct wookie_hdrs *h);
+/* Where the payload of a received @pkt is. */
+static inline void wookie_pkt_src(const struct wookie_pkt *pkt,
+				  struct wookie_src *src)
+{
+	src->ref = pkt->ref;
+	src->buf = pkt->ref ? NULL : pkt->data + pkt->hdrs.hdr_len;
+}
+
 /*
  * Check a received packet (pkt->data, pkt->len and its network fields)
  * and queue it on its QP.  Returns the QP, with a reference, for the

@@ -208,11 +208,11 @@ static void wookie_comp_hold(struct wookie_qp *qp)
 
 /* Scatter @len bytes at message @offset into the WQE's SGEs; a WC status. */
 static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
-			  u64 offset, const u8 *src, u32 len)
+			  u64 offset, const struct wookie_src *src, u32 len)
 {
-	return wookie_sge_copy(to_wookie_dev(qp->ibqp.device), wqe->sge,
-			       wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
-			       offset, (void *)src, len, true);
+	return wookie_sge_place(to_wookie_dev(qp->ibqp.device), wqe->sge,
+				wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
+				offset, src, len);
 }
 
 /*
@@ -249,6 +249,7 @@ static void wookie_read_response(struct wookie_qp *qp,
 	u64 left;
 	bool last = h->flags & WOOKIE_OPF_LAST;
 	int diff = wookie_psn_diff(h->bth.psn, expected);
+	struct wookie_src src;
 	int status;
 
 	/* Data lands at done_bytes: never beyond the WQE's length. */
@@ -272,8 +273,8 @@ static void wookie_read_response(struct wookie_qp *qp,
 		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	status = wookie_scatter(qp, wqe, wqe->done_bytes,
-				pkt->data + h->hdr_len, h->payload_len);
+	wookie_pkt_src(pkt, &src);
+	status = wookie_scatter(qp, wqe, wqe->done_bytes, &src, h->payload_len);
 	if (status != IB_WC_SUCCESS) {
 		wookie_wqe_finish(qp, wqe, status);
 		return;
@@ -290,12 +291,13 @@ static void wookie_atomic_response(struct wookie_qp *qp,
 				   struct wookie_pkt *pkt)
 {
 	u64 orig = pkt->hdrs.atomic_orig;
+	struct wookie_src src = { .buf = (const u8 *)&orig };
 	int status;
 
 	if (pkt->hdrs.bth.psn != wqe->first_psn)
 		return;
 	/* The original value lands in host order, as a local u64. */
-	status = wookie_scatter(qp, wqe, 0, (const u8 *)&orig, sizeof(orig));
+	status = wookie_scatter(qp, wqe, 0, &src, sizeof(orig));
 	qp->comp.psn = wookie_psn_add(wqe->first_psn, 1);
 	wookie_progress(qp);
 	wookie_wqe_finish(qp, wqe, status);

@@ -1101,45 +1101,195 @@ static void wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
 	}
 }
 
-/* The to-MR direction only reads @buf. */
-int wookie_sge_copy(struct wookie_dev *wdev, const struct wookie_sge *sge,
-		    u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		    void *buf, u32 len, bool to_sges)
+/*
+ * Walk @len bytes at byte @offset of an SGE list, each SGE's lkey checked
+ * for @use over the bytes it takes (none for no bytes): @fn gets each
+ * piece with its MR and the offset of the piece in the walk.  A WC status.
+ */
+static int wookie_sge_walk(struct wookie_dev *wdev,
+			   const struct wookie_sge *sge, u32 num_sge,
+			   struct ib_pd *pd, u32 qp_num, u64 offset, u32 len,
+			   enum wookie_mem_use use,
+			   int (*fn)(struct wookie_mr *mr, u64 va, u32 done,
+				     u32 n, void *arg),
+			   void *arg)
 {
-	enum wookie_mem_use use = to_sges ? WOOKIE_MEM_LOCAL_WRITE :
-					    WOOKIE_MEM_LOCAL_READ;
-	u8 *p = buf;
+	u32 done = 0;
 	u32 i;
 
-	for (i = 0; i < num_sge && len; i++, sge++) {
+	for (i = 0; i < num_sge && done < len; i++, sge++) {
 		struct wookie_mr *mr;
 		u32 n;
+		int ret;
 
 		if (offset >= sge->length) {
 			offset -= sge->length;
 			continue;
 		}
-		n = min_t(u64, sge->length - offset, len);
+		n = min_t(u64, sge->length - offset, len - done);
 		mr = wookie_mem_get(wdev, sge->lkey, pd, qp_num, use,
 				    sge->addr + offset, n);
 		if (IS_ERR(mr))
 			return IB_WC_LOC_PROT_ERR;
-		if (to_sges)
-			wookie_mr_copy_to(mr, sge->addr + offset, p, n);
-		else
-			wookie_mr_copy_from(mr, sge->addr + offset, p, n);
-		wookie_mr_put(mr);
-		p += n;
-		len -= n;
+		/* fn keeps the reference when it returns 1. */
+		ret = fn(mr, sge->addr + offset, done, n, arg);
+		if (ret <= 0)
+			wookie_mr_put(mr);
+		if (ret < 0)
+			return IB_WC_LOC_LEN_ERR;
+		done += n;
 		offset = 0;
 	}
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	return done < len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
-void wookie_mr_copy_to(struct wookie_mr *mr, u64 va, const void *src,
-		       u64 len)
+static int wookie_sge_gather_fn(struct wookie_mr *mr, u64 va, u32 done,
+				u32 n, void *arg)
 {
-	wookie_mr_copy(mr, va, (void *)src, len, true);
+	wookie_mr_copy(mr, va, (u8 *)arg + done, n, false);
+	return 0;
+}
+
+/* Copy @len bytes at byte @offset of an SGE list to @buf; a WC status. */
+int wookie_sge_gather(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		      u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		      void *buf, u32 len)
+{
+	return wookie_sge_walk(wdev, sge, num_sge, pd, qp_num, offset, len,
+			       WOOKIE_MEM_LOCAL_READ, wookie_sge_gather_fn,
+			       buf);
+}
+
+/*
+ * Kernel address of the byte at @va of any kind of MR, as wookie_mr_addr()
+ * (@map is unused for a DMA MR, whose addresses are kernel ones).
+ */
+static void *wookie_mr_at(struct wookie_mr *mr, const struct wookie_mr_map *map,
+			  u64 va, u64 *avail, struct page **page)
+{
+	if (mr->kind == WOOKIE_MR_DMA) {
+		*page = NULL;
+		*avail = U64_MAX;
+		return (void *)(uintptr_t)va;
+	}
+	return wookie_mr_addr(mr, map, va, avail, page);
+}
+
+/*
+ * Copy @len bytes at @sva of @src to @dva of @dst, page by page, with no
+ * buffer in between: the one copy of the local path.
+ */
+static void wookie_mr_copy_mr(struct wookie_mr *dst, u64 dva,
+			      struct wookie_mr *src, u64 sva, u64 len)
+{
+	struct wookie_mr_map dmap = {}, smap = {};
+	struct page *dpage, *spage;
+	u64 davail, savail, n;
+	void *d, *s;
+
+	if (dst->kind != WOOKIE_MR_DMA)
+		wookie_mr_map_get(dst, &dmap);
+	if (src->kind != WOOKIE_MR_DMA)
+		wookie_mr_map_get(src, &smap);
+	while (len) {
+		d = wookie_mr_at(dst, &dmap, dva, &davail, &dpage);
+		if (!d)
+			return;
+		n = min(len, davail);
+		s = wookie_mr_at(src, &smap, sva, &savail, &spage);
+		if (s) {
+			n = min(n, savail);
+			memcpy(d, s, n);
+			wookie_mr_unmap(spage, s, false);
+		} else {
+			/* Never hand out stale kernel bytes. */
+			memset(d, 0, n);
+		}
+		wookie_mr_unmap(dpage, d, true);
+		dva += n;
+		sva += n;
+		len -= n;
+	}
+}
+
+/* Copy @len bytes at byte @off of @src to @va of @mr. */
+static void wookie_mr_copy_src(struct wookie_mr *mr, u64 va,
+			       const struct wookie_src *src, u64 off, u64 len)
+{
+	const struct wookie_pkt_ref *ref = src->ref;
+	u32 i;
+
+	if (!ref) {
+		wookie_mr_copy(mr, va, (void *)(src->buf + off), len, true);
+		return;
+	}
+	for (i = 0; i < ref->num_segs && len; i++) {
+		const struct wookie_mr_seg *seg = &ref->seg[i];
+		u64 n;
+
+		if (off >= seg->len) {
+			off -= seg->len;
+			continue;
+		}
+		n = min_t(u64, seg->len - off, len);
+		wookie_mr_copy_mr(mr, va, seg->mr, seg->va + off, n);
+		va += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+void wookie_mr_place(struct wookie_mr *mr, u64 va,
+		     const struct wookie_src *src, u64 len)
+{
+	wookie_mr_copy_src(mr, va, src, 0, len);
+}
+
+static int wookie_sge_place_fn(struct wookie_mr *mr, u64 va, u32 done,
+			       u32 n, void *arg)
+{
+	wookie_mr_copy_src(mr, va, arg, done, n);
+	return 0;
+}
+
+/* wookie_sge_gather()'s other way, from a buffer or by reference. */
+int wookie_sge_place(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		     u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		     const struct wookie_src *src, u32 len)
+{
+	return wookie_sge_walk(wdev, sge, num_sge, pd, qp_num, offset, len,
+			       WOOKIE_MEM_LOCAL_WRITE, wookie_sge_place_fn,
+			       (void *)src);
+}
+
+static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
+			     void *arg)
+{
+	struct wookie_pkt_ref *ref = arg;
+	struct wookie_mr_seg *seg;
+
+	if (ref->num_segs >= ARRAY_SIZE(ref->seg))
+		return -1;
+	seg = &ref->seg[ref->num_segs++];
+	seg->mr = mr;
+	seg->va = va;
+	seg->len = n;
+	ref->len += n;
+	return 1;
+}
+
+/*
+ * Reference @len bytes at byte @offset of an SGE list in @ref, each
+ * SGE's lkey checked for reading: the payload of a local packet.  On
+ * failure @ref may hold some references still: the packet's release
+ * drops them.  A WC status.
+ */
+int wookie_sge_ref(struct wookie_dev *wdev, const struct wookie_sge *sge,
+		   u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
+		   u32 len, struct wookie_pkt_ref *ref)
+{
+	return wookie_sge_walk(wdev, sge, num_sge, pd, qp_num, offset, len,
+			       WOOKIE_MEM_LOCAL_READ, wookie_sge_ref_fn, ref);
 }
 
 void wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len)

@@ -18,6 +18,7 @@
 #include "portable/wookie_icrc.h"
 
 static struct kmem_cache *wookie_pkt_cache;
+static struct kmem_cache *wookie_pkt_ref_cache;
 
 /*
  * Off: packets between QPs of one device go through the UDP socket too
@@ -31,14 +32,27 @@ module_param(local_path, bool, 0644);
 MODULE_PARM_DESC(local_path,
 		 "Deliver packets between QPs of one device directly, without UDP (default: on)");
 
+bool wookie_local_path(void)
+{
+	return READ_ONCE(local_path);
+}
+
 int wookie_pkt_cache_init(void)
 {
 	wookie_pkt_cache = KMEM_CACHE(wookie_pkt, 0);
-	return wookie_pkt_cache ? 0 : -ENOMEM;
+	if (!wookie_pkt_cache)
+		return -ENOMEM;
+	wookie_pkt_ref_cache = KMEM_CACHE(wookie_pkt_ref, 0);
+	if (!wookie_pkt_ref_cache) {
+		kmem_cache_destroy(wookie_pkt_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void wookie_pkt_cache_exit(void)
 {
+	kmem_cache_destroy(wookie_pkt_ref_cache);
 	kmem_cache_destroy(wookie_pkt_cache);
 }
 
@@ -50,6 +64,7 @@ struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
 	if (!pkt)
 		return NULL;
 	INIT_LIST_HEAD(&pkt->list);
+	pkt->ref = NULL;
 	pkt->skb = skb;
 	pkt->data = skb->data;
 	pkt->len = len;
@@ -78,6 +93,14 @@ struct wookie_pkt *wookie_pkt_alloc(struct wookie_dev *wdev, u32 len,
 
 void wookie_pkt_free(struct wookie_pkt *pkt)
 {
+	struct wookie_pkt_ref *ref = pkt->ref;
+	u32 i;
+
+	if (ref) {
+		for (i = 0; i < ref->num_segs; i++)
+			wookie_mr_put(ref->seg[i].mr);
+		kmem_cache_free(wookie_pkt_ref_cache, ref);
+	}
 	consume_skb(pkt->skb);
 	kmem_cache_free(wookie_pkt_cache, pkt);
 }
@@ -116,6 +139,28 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 	return pkt;
 }
 
+struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
+					struct wookie_hdrs *h)
+{
+	struct wookie_pkt *pkt;
+
+	/* Headers with no pad: the parse on arrival sees no payload. */
+	pkt = wookie_pkt_build(qp, h, 0);
+	if (!pkt)
+		return NULL;
+	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache,
+				    GFP_KERNEL | __GFP_NOWARN);
+	if (!pkt->ref) {
+		wookie_count(to_wookie_dev(qp->ibqp.device),
+			     WOOKIE_CNT_SEND_ERR);
+		wookie_pkt_free(pkt);
+		return NULL;
+	}
+	pkt->ref->num_segs = 0;
+	pkt->ref->len = 0;
+	return pkt;
+}
+
 struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 				     struct wookie_pkt *pkt)
 {
@@ -127,6 +172,13 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	if (wookie_hdrs_parse(pkt->data, pkt->len, h)) {
 		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
 		goto drop;
+	}
+	if (pkt->ref) {
+		if (!(h->flags & WOOKIE_OPF_PAYLOAD)) {
+			wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+			goto drop;
+		}
+		h->payload_len = pkt->ref->len;
 	}
 	/* The only P_Key is the default one; membership bit aside. */
 	if ((h->bth.pkey & 0x7fff) != (IB_DEFAULT_PKEY_FULL & 0x7fff)) {
@@ -198,7 +250,13 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_qp *dest;
 
-	if (!av->local || !READ_ONCE(local_path)) {
+	if (!av->local || (!pkt->ref && !READ_ONCE(local_path))) {
+		/* A payload by reference exists on this device only. */
+		if (pkt->ref) {
+			wookie_count(wdev, WOOKIE_CNT_SEND_ERR);
+			wookie_pkt_free(pkt);
+			return;
+		}
 		wookie_udp_xmit(qp, av, pkt);
 		return;
 	}

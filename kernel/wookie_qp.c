@@ -415,6 +415,22 @@ static u32 wookie_qp_mtu_bytes(struct wookie_qp *qp, enum ib_mtu mtu)
 	return ib_mtu_enum_to_int(mtu);
 }
 
+/*
+ * RC with the peer on this device takes the local path (while local_path
+ * is on): packets of WOOKIE_LOCAL_SEG_BYTES, with payloads by reference.
+ * Both QPs decide when they are given their path, so a change of
+ * local_path applies to connections set up after it.  Not UC: a UC send
+ * completes when it is sent, and its buffer must then be free for reuse,
+ * not still read from by the receiver.
+ */
+static void wookie_qp_set_mtu(struct wookie_qp *qp)
+{
+	qp->local = qp->kind == WOOKIE_QP_KIND_RC && qp->av.local &&
+		    wookie_local_path();
+	qp->mtu_bytes = qp->local ? WOOKIE_LOCAL_SEG_BYTES :
+				    wookie_qp_mtu_bytes(qp, qp->path_mtu);
+}
+
 static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 				int mask, const struct wookie_av *av)
 {
@@ -522,8 +538,9 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	wookie_qp_quiesce(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
-	if (mask & IB_QP_PATH_MTU)
-		qp->mtu_bytes = wookie_qp_mtu_bytes(qp, qp->path_mtu);
+	if ((mask & (IB_QP_PATH_MTU | IB_QP_AV)) &&
+	    qp->kind != WOOKIE_QP_KIND_UD)
+		wookie_qp_set_mtu(qp);
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
 		/* The engine watches no SQ before a post rings for it. */
 		qp->sq_watched = false;

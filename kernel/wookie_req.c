@@ -88,9 +88,9 @@ static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		memcpy(dst, wqe->inline_data + offset, len);
 		return IB_WC_SUCCESS;
 	}
-	return wookie_sge_copy(to_wookie_dev(qp->ibqp.device), wqe->sge,
-			       wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
-			       offset, dst, len, false);
+	return wookie_sge_gather(to_wookie_dev(qp->ibqp.device), wqe->sge,
+				 wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
+				 offset, dst, len);
 }
 
 static u8 wookie_send_opcode(u8 wr_opcode, bool first, bool last)
@@ -179,11 +179,23 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	if (last && sqe->opcode == WOOKIE_WR_SEND_WITH_INV)
 		h.ieth_rkey = sqe->ex;
 
-	pkt = wookie_pkt_build(qp, &h, len);
-	if (!pkt)
-		return -ENOMEM;
-	status = wookie_gather(qp, wqe, wqe->done_bytes,
-			       pkt->data + pkt->hdrs.hdr_len, len);
+	if (qp->local && len > WOOKIE_LOCAL_COPY_MAX &&
+	    !(sqe->flags & WOOKIE_WQE_INLINE)) {
+		/* The receiver copies from our MRs: no copy here. */
+		pkt = wookie_pkt_build_ref(qp, &h);
+		if (!pkt)
+			return -ENOMEM;
+		status = wookie_sge_ref(to_wookie_dev(qp->ibqp.device),
+					wqe->sge, wqe->sqe.num_sge,
+					qp->ibqp.pd, qp->ibqp.qp_num,
+					wqe->done_bytes, len, pkt->ref);
+	} else {
+		pkt = wookie_pkt_build(qp, &h, len);
+		if (!pkt)
+			return -ENOMEM;
+		status = wookie_gather(qp, wqe, wqe->done_bytes,
+				       pkt->data + pkt->hdrs.hdr_len, len);
+	}
 	if (status != IB_WC_SUCCESS) {
 		wookie_pkt_free(pkt);
 		wookie_wqe_finish(qp, wqe, status);

@@ -52,11 +52,6 @@ static inline struct wookie_dev *resp_wdev(struct wookie_qp *qp)
 	return to_wookie_dev(qp->ibqp.device);
 }
 
-static inline const void *resp_payload(const struct wookie_pkt *pkt)
-{
-	return pkt->data + pkt->hdrs.hdr_len;
-}
-
 static bool resp_state_ok(struct wookie_qp *qp)
 {
 	switch (READ_ONCE(qp->state)) {
@@ -139,6 +134,7 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		struct wookie_hdrs h = {};
 		struct wookie_pkt *pkt;
 		struct wookie_mr *mr;
+		bool by_ref;
 
 		h.bth.opcode = WOOKIE_TRANSPORT_RC |
 			       resp_read_opcode(!resp->read_sent, last);
@@ -147,7 +143,11 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		/* Written only on FIRST, LAST and ONLY, as the opcode says. */
 		h.aeth.syndrome = RESP_AETH_ACK;
 		h.aeth.msn = resp->msn;
-		pkt = wookie_pkt_build(qp, &h, len);
+		by_ref = qp->local && len > WOOKIE_LOCAL_COPY_MAX;
+		if (by_ref)
+			pkt = wookie_pkt_build_ref(qp, &h);
+		else
+			pkt = wookie_pkt_build(qp, &h, len);
 		if (!pkt)
 			return false;
 
@@ -164,9 +164,19 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 				wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 				return true;
 			}
-			wookie_mr_copy_from(mr, va, pkt->data + pkt->hdrs.hdr_len,
-					    len);
-			wookie_mr_put(mr);
+			if (by_ref) {
+				/* The requester copies from here. */
+				pkt->ref->seg[0].mr = mr;
+				pkt->ref->seg[0].va = va;
+				pkt->ref->seg[0].len = len;
+				pkt->ref->num_segs = 1;
+				pkt->ref->len = len;
+			} else {
+				wookie_mr_copy_from(mr, va,
+						    pkt->data + pkt->hdrs.hdr_len,
+						    len);
+				wookie_mr_put(mr);
+			}
 		}
 		wookie_net_xmit(qp, &qp->av, pkt);
 
@@ -260,14 +270,24 @@ static struct ib_pd *resp_recv_pd(struct wookie_qp *qp)
  * checked for the bytes it takes (none for no bytes).
  */
 static enum ib_wc_status resp_place(struct wookie_qp *qp, u64 offset,
-				    const void *src, u32 len)
+				    const struct wookie_src *src, u32 len)
 {
 	const struct wookie_recv_wqe *rqe = &qp->resp.rqe;
 
-	return wookie_sge_copy(resp_wdev(qp), rqe->sge,
-			       min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE),
-			       resp_recv_pd(qp), qp->ibqp.qp_num, offset,
-			       (void *)src, len, true);
+	return wookie_sge_place(resp_wdev(qp), rqe->sge,
+				min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE),
+				resp_recv_pd(qp), qp->ibqp.qp_num, offset, src,
+				len);
+}
+
+/* The payload of @pkt at byte @offset of resp.rqe's buffers. */
+static enum ib_wc_status resp_place_pkt(struct wookie_qp *qp, u64 offset,
+					const struct wookie_pkt *pkt)
+{
+	struct wookie_src src;
+
+	wookie_pkt_src(pkt, &src);
+	return resp_place(qp, offset, &src, pkt->hdrs.payload_len);
 }
 
 static void resp_flush_one(struct wookie_qp *qp, u64 wr_id, int *err)
@@ -597,8 +617,7 @@ static enum resp_res resp_execute_send(struct wookie_qp *qp,
 			return res;
 		resp->recv_bytes = 0;
 	}
-	status = resp_place(qp, resp->recv_bytes, resp_payload(pkt),
-			    h->payload_len);
+	status = resp_place_pkt(qp, resp->recv_bytes, pkt);
 	if (status != IB_WC_SUCCESS)
 		return resp_recv_error(qp, status);
 	resp->recv_bytes += h->payload_len;
@@ -661,6 +680,7 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	struct wookie_resp *resp = &qp->resp;
 	u32 len = h->payload_len;
+	struct wookie_src src;
 	struct wookie_mr *mr;
 	enum resp_res res;
 
@@ -688,7 +708,8 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 				    len);
 		if (IS_ERR(mr))
 			return RESP_ERR_ACCESS;
-		wookie_mr_copy_to(mr, resp->write_va, resp_payload(pkt), len);
+		wookie_pkt_src(pkt, &src);
+		wookie_mr_place(mr, resp->write_va, &src, len);
 		wookie_mr_put(mr);
 		resp->write_va += len;
 		resp->write_left -= len;
@@ -932,6 +953,7 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	struct wookie_resp *resp = &qp->resp;
 	bool se = h->bth.solicited;
 	union rdma_network_hdr grh;
+	struct wookie_src grh_src;
 	enum ib_wc_status status;
 	struct wookie_cqe cqe;
 	enum resp_res res;
@@ -952,10 +974,11 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	if (RESP_GRH_LEN + h->payload_len > resp->rqe.total_len)
 		return resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 	resp_build_grh(pkt, &grh);
-	status = resp_place(qp, 0, &grh, RESP_GRH_LEN);
+	grh_src.buf = (const u8 *)&grh;
+	grh_src.ref = NULL;
+	status = resp_place(qp, 0, &grh_src, RESP_GRH_LEN);
 	if (status == IB_WC_SUCCESS)
-		status = resp_place(qp, RESP_GRH_LEN, resp_payload(pkt),
-				    h->payload_len);
+		status = resp_place_pkt(qp, RESP_GRH_LEN, pkt);
 	if (status != IB_WC_SUCCESS)
 		return resp_recv_error(qp, status);
 
