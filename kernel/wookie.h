@@ -585,9 +585,13 @@ enum {
 	WOOKIE_QP_QUEUED,
 };
 
-/* QPs one runner queues, and engine passes it runs, at most. */
+/*
+ * QPs one runner queues, and engine passes it runs, at most (fewer in
+ * the softirq that receives from the wire).
+ */
 #define WOOKIE_RUNNER_QPS 16
 #define WOOKIE_RUNNER_PASSES 64
+#define WOOKIE_RUNNER_RX_PASSES 8
 
 /* A context running engines, and the QPs it runs next (wookie_sched.c). */
 struct wookie_runner {
@@ -595,6 +599,8 @@ struct wookie_runner {
 	unsigned int head;
 	unsigned int tail;
 	unsigned int passes_left;
+	/* What the engine may allocate with here: no sleep in a softirq. */
+	gfp_t gfp;
 };
 
 struct wookie_qp {
@@ -937,6 +943,8 @@ void wookie_qp_engine_init(struct wookie_qp *qp);
 void wookie_qp_kick(struct wookie_qp *qp);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
+/* The same from the softirq that received a packet for the QP. */
+void wookie_qp_run_rx(struct wookie_qp *qp);
 /* The send doorbell of a user QP: run it, and have the poller watch it. */
 void wookie_qp_ring_sq(struct wookie_qp *qp);
 void wookie_qp_unpoll(struct wookie_qp *qp);

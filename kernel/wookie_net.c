@@ -176,8 +176,7 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	pkt->len = skb->len - WOOKIE_ICRC_BYTES;
 	qp = wookie_pkt_deliver(wdev, pkt);
 	if (qp) {
-		/* The engine may sleep: it runs from the workqueue. */
-		wookie_qp_kick(qp);
+		wookie_qp_run_rx(qp);
 		wookie_qp_put(qp);
 	}
 	ib_device_put(&wdev->ibdev);

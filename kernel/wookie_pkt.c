@@ -105,6 +105,12 @@ void wookie_pkt_free(struct wookie_pkt *pkt)
 	kmem_cache_free(wookie_pkt_cache, pkt);
 }
 
+/* The engine's allocations: a run in a softirq may not sleep. */
+static gfp_t wookie_engine_gfp(const struct wookie_qp *qp)
+{
+	return (qp->runner ? qp->runner->gfp : GFP_KERNEL) | __GFP_NOWARN;
+}
+
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 				    struct wookie_hdrs *h, u32 payload_len)
 {
@@ -120,8 +126,7 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 	h->bth.pad = pad;
 	h->payload_len = payload_len;
 	pkt = wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device),
-			       hdr_len + payload_len + pad,
-			       GFP_KERNEL | __GFP_NOWARN);
+			       hdr_len + payload_len + pad, wookie_engine_gfp(qp));
 	if (!pkt) {
 		/* The requester retries; a response is lost like on a link. */
 		wookie_count(to_wookie_dev(qp->ibqp.device),
@@ -148,8 +153,7 @@ struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
 	pkt = wookie_pkt_build(qp, h, 0);
 	if (!pkt)
 		return NULL;
-	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache,
-				    GFP_KERNEL | __GFP_NOWARN);
+	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache, wookie_engine_gfp(qp));
 	if (!pkt->ref) {
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_SEND_ERR);

@@ -229,9 +229,10 @@ static void wookie_qp_process(struct wookie_qp *qp, struct wookie_runner *r)
 }
 
 /* Run @qp, then every QP queued meanwhile, in this context. */
-static void wookie_runner_run(struct wookie_qp *qp)
+static void wookie_runner_run(struct wookie_qp *qp, unsigned int passes,
+			      gfp_t gfp)
 {
-	struct wookie_runner r = { .passes_left = WOOKIE_RUNNER_PASSES };
+	struct wookie_runner r = { .passes_left = passes, .gfp = gfp };
 	struct wookie_qp *next;
 
 	wookie_qp_process(qp, &r);
@@ -247,7 +248,8 @@ static void wookie_runner_run(struct wookie_qp *qp)
 	 * Not between QPs: one queued here waits for this context, which
 	 * must not give up the CPU (the passes bound its time instead).
 	 */
-	cond_resched();
+	if (gfpflags_allow_blocking(gfp))
+		cond_resched();
 }
 
 /* The engine of @from delivered a packet to @qp: run it from here too. */
@@ -266,7 +268,22 @@ void wookie_qp_run(struct wookie_qp *qp)
 	/* What the caller stored (sq_polled) is seen by the pass it asks for. */
 	smp_mb__before_atomic();
 	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
-	wookie_runner_run(qp);
+	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, GFP_KERNEL);
+}
+
+/*
+ * A packet from the wire was queued on @qp, in the softirq that received
+ * it: run the engine here rather than wake a kworker, which on a host
+ * whose CPUs are busy with processes polling their CQs waits for the
+ * scheduler.  Between two devices of one host, that softirq runs in the
+ * sender's own system call (the veth's receive), so a round trip needs no
+ * other context.  A QP run elsewhere now is only told to run again; a
+ * run that exceeds the softirq's few passes goes on from the work item.
+ */
+void wookie_qp_run_rx(struct wookie_qp *qp)
+{
+	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
+	wookie_runner_run(qp, WOOKIE_RUNNER_RX_PASSES, GFP_ATOMIC);
 }
 
 /*
@@ -422,7 +439,7 @@ static void wookie_qp_work(struct work_struct *work)
 {
 	struct wookie_qp *qp = container_of(work, struct wookie_qp, work);
 
-	wookie_runner_run(qp);
+	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, GFP_KERNEL);
 }
 
 /*
