@@ -592,6 +592,8 @@ enum {
 #define WOOKIE_RUNNER_QPS 16
 #define WOOKIE_RUNNER_PASSES 64
 #define WOOKIE_RUNNER_RX_PASSES 8
+/* WOOKIE_WORK_BUDGET in that softirq. */
+#define WOOKIE_RX_BUDGET 8
 
 /* A context running engines, and the QPs it runs next (wookie_sched.c). */
 struct wookie_runner {
@@ -599,6 +601,8 @@ struct wookie_runner {
 	unsigned int head;
 	unsigned int tail;
 	unsigned int passes_left;
+	/* Packets a pass handles per queue (wookie_qp_budget()). */
+	int budget;
 	/* What the engine may allocate with here: no sleep in a softirq. */
 	gfp_t gfp;
 };
@@ -733,6 +737,16 @@ static inline struct wookie_cq *to_wookie_cq(struct ib_cq *ibcq)
 static inline struct wookie_srq *to_wookie_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct wookie_srq, ibsrq);
+}
+
+/*
+ * Packets one pass of @qp's engine handles at most per queue (inbound
+ * responses, inbound requests, READ responses sent, WQEs): fewer in a
+ * softirq.  Called by the engine, which runs with qp->runner set.
+ */
+static inline int wookie_qp_budget(const struct wookie_qp *qp)
+{
+	return qp->runner ? qp->runner->budget : WOOKIE_WORK_BUDGET;
 }
 
 static inline struct wookie_qp *to_wookie_qp(struct ib_qp *ibqp)

@@ -1136,7 +1136,7 @@ static int wookie_sge_walk(struct wookie_dev *wdev,
 		if (ret <= 0)
 			wookie_mr_put(mr);
 		if (ret < 0)
-			return IB_WC_LOC_LEN_ERR;
+			return IB_WC_LOC_PROT_ERR;
 		done += n;
 		offset = 0;
 	}
@@ -1268,7 +1268,8 @@ static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
 	struct wookie_pkt_ref *ref = arg;
 	struct wookie_mr_seg *seg;
 
-	if (ref->num_segs >= ARRAY_SIZE(ref->seg))
+	/* Only a user MR's pages stay pinned by the reference. */
+	if (mr->kind != WOOKIE_MR_USER || ref->num_segs >= ARRAY_SIZE(ref->seg))
 		return -1;
 	seg = &ref->seg[ref->num_segs++];
 	seg->mr = mr;

@@ -7,8 +7,8 @@
  * last.  Packets arrive in softirq on the socket's encap_rcv hook: the
  * device is found by the destination address among the namespace's
  * devices (RCU, preferring the one on the receiving netdev), the ICRC is
- * checked, and the packet is queued on its QP, whose engine then runs
- * from the device's workqueue.
+ * checked, and the packet is queued on its QP, whose engine runs right
+ * there (wookie_qp_run_rx()).
  *
  * Sending builds the UDP and IP headers in front of the packet (routed
  * with the namespace's routes out of the device's netdev), appends the

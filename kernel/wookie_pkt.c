@@ -105,10 +105,14 @@ void wookie_pkt_free(struct wookie_pkt *pkt)
 	kmem_cache_free(wookie_pkt_cache, pkt);
 }
 
-/* The engine's allocations: a run in a softirq may not sleep. */
+/*
+ * The engine's allocations: a run in a softirq may not sleep.  Only the
+ * engine builds packets, with qp->runner set; without one, assume the
+ * worst.
+ */
 static gfp_t wookie_engine_gfp(const struct wookie_qp *qp)
 {
-	return (qp->runner ? qp->runner->gfp : GFP_KERNEL) | __GFP_NOWARN;
+	return (qp->runner ? qp->runner->gfp : GFP_ATOMIC) | __GFP_NOWARN;
 }
 
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
@@ -254,7 +258,11 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_qp *dest;
 
-	if (!av->local || (!pkt->ref && !READ_ONCE(local_path))) {
+	/*
+	 * A QP on the local path keeps to it whatever local_path says now:
+	 * its packets must not overtake each other.
+	 */
+	if (!av->local || (!qp->local && !READ_ONCE(local_path))) {
 		/* A payload by reference exists on this device only. */
 		if (pkt->ref) {
 			wookie_count(wdev, WOOKIE_CNT_SEND_ERR);

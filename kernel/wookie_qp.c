@@ -416,19 +416,32 @@ static u32 wookie_qp_mtu_bytes(struct wookie_qp *qp, enum ib_mtu mtu)
 }
 
 /*
- * RC with the peer on this device takes the local path (while local_path
- * is on): packets of WOOKIE_LOCAL_SEG_BYTES, with payloads by reference.
- * Both QPs decide when they are given their path, so a change of
- * local_path applies to connections set up after it.  Not UC: a UC send
- * completes when it is sent, and its buffer must then be free for reuse,
- * not still read from by the receiver.
+ * Does an RC QP with address @av and peer @dest_qpn take the local path
+ * (packets of WOOKIE_LOCAL_SEG_BYTES, payloads by reference)?  Only if
+ * local_path is on, the peer is a QP of this device, and both are user
+ * QPs: a reference keeps a user MR's pages pinned, but nothing keeps a
+ * kernel consumer's memory (DMA or fast MRs) from being freed once its
+ * WQE is flushed.  Both QPs of a pair decide alike, each when it is
+ * given its path, so a change of local_path applies to connections set
+ * up after it.  Not UC: a UC send completes when it is sent, and its
+ * buffer must then be the user's again, not still read by the receiver.
  */
-static void wookie_qp_set_mtu(struct wookie_qp *qp)
+static bool wookie_qp_local(struct wookie_qp *qp, const struct wookie_av *av,
+			    u32 dest_qpn)
 {
-	qp->local = qp->kind == WOOKIE_QP_KIND_RC && qp->av.local &&
-		    wookie_local_path();
-	qp->mtu_bytes = qp->local ? WOOKIE_LOCAL_SEG_BYTES :
-				    wookie_qp_mtu_bytes(qp, qp->path_mtu);
+	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	struct wookie_qp *peer;
+	bool local;
+
+	if (qp->kind != WOOKIE_QP_KIND_RC || !qp->user || !av->local ||
+	    !wookie_local_path())
+		return false;
+	peer = wookie_qp_get(wdev, dest_qpn);
+	if (!peer)
+		return false;
+	local = peer->user && peer->kind == WOOKIE_QP_KIND_RC;
+	wookie_qp_put(peer);
+	return local;
 }
 
 static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
@@ -483,6 +496,7 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct wookie_qp *qp = to_wookie_qp(ibqp);
 	enum ib_qp_state cur, new;
 	struct wookie_av av = {};
+	bool path, local = false;
 	unsigned long flags;
 	int err;
 
@@ -534,13 +548,22 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 
+	path = (mask & (IB_QP_PATH_MTU | IB_QP_AV | IB_QP_DEST_QPN)) &&
+	       qp->kind != WOOKIE_QP_KIND_UD;
+	if (path)
+		local = wookie_qp_local(qp, (mask & IB_QP_AV) ? &av : &qp->av,
+					(mask & IB_QP_DEST_QPN) ?
+					attr->dest_qp_num : qp->dest_qp_num);
+
 	/* The engine reads these: change them with it stopped. */
 	wookie_qp_quiesce(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
-	if ((mask & (IB_QP_PATH_MTU | IB_QP_AV)) &&
-	    qp->kind != WOOKIE_QP_KIND_UD)
-		wookie_qp_set_mtu(qp);
+	if (path) {
+		qp->local = local;
+		qp->mtu_bytes = local ? WOOKIE_LOCAL_SEG_BYTES :
+					wookie_qp_mtu_bytes(qp, qp->path_mtu);
+	}
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
 		/* The engine watches no SQ before a post rings for it. */
 		qp->sq_watched = false;

@@ -349,7 +349,7 @@ static bool wookie_rd_atomic_before(struct wookie_qp *qp, u32 index)
 bool wookie_requester(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	int budget = WOOKIE_WORK_BUDGET;
+	int budget = wookie_qp_budget(qp);
 	/* Every PSN sent so far is acknowledged. */
 	bool idle = qp->comp.psn == qp->req.psn_end;
 	struct wookie_send_wqe *wqe;
@@ -393,6 +393,7 @@ bool wookie_requester(struct wookie_qp *qp)
 		wqe = wookie_swqe(qp, qp->req.index);
 		if (wqe->state == WOOKIE_WQE_DONE) {
 			qp->req.index++;
+			budget--;
 			continue;
 		}
 		/* A fence waits for every earlier READ and atomic. */
@@ -408,6 +409,7 @@ bool wookie_requester(struct wookie_qp *qp)
 				wookie_req_local_error(qp);
 				return true;
 			}
+			budget--;
 			continue;
 		}
 		if (qp->kind == WOOKIE_QP_KIND_RC &&

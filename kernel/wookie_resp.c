@@ -143,40 +143,43 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		/* Written only on FIRST, LAST and ONLY, as the opcode says. */
 		h.aeth.syndrome = RESP_AETH_ACK;
 		h.aeth.msn = resp->msn;
-		by_ref = qp->local && len > WOOKIE_LOCAL_COPY_MAX;
-		if (by_ref)
-			pkt = wookie_pkt_build_ref(qp, &h);
-		else
-			pkt = wookie_pkt_build(qp, &h, len);
-		if (!pkt)
-			return false;
-
+		mr = NULL;
 		if (len) {
 			/* The MR may have gone since the request was checked. */
 			mr = wookie_mem_get(wdev, res->rkey, qp->ibqp.pd,
 					    qp->ibqp.qp_num,
 					    WOOKIE_MEM_REMOTE_READ, va, len);
 			if (IS_ERR(mr)) {
-				wookie_pkt_free(pkt);
 				resp->read_cur = NULL;
 				resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR,
 					 resp->read_psn);
 				wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 				return true;
 			}
-			if (by_ref) {
-				/* The requester copies from here. */
-				pkt->ref->seg[0].mr = mr;
-				pkt->ref->seg[0].va = va;
-				pkt->ref->seg[0].len = len;
-				pkt->ref->num_segs = 1;
-				pkt->ref->len = len;
-			} else {
-				wookie_mr_copy_from(mr, va,
-						    pkt->data + pkt->hdrs.hdr_len,
-						    len);
+		}
+		/* Only a user MR's pages stay pinned by the reference. */
+		by_ref = mr && qp->local && len > WOOKIE_LOCAL_COPY_MAX &&
+			 mr->kind == WOOKIE_MR_USER;
+		if (by_ref)
+			pkt = wookie_pkt_build_ref(qp, &h);
+		else
+			pkt = wookie_pkt_build(qp, &h, len);
+		if (!pkt) {
+			if (mr)
 				wookie_mr_put(mr);
-			}
+			return false;
+		}
+		if (by_ref) {
+			/* The requester copies from here. */
+			pkt->ref->seg[0].mr = mr;
+			pkt->ref->seg[0].va = va;
+			pkt->ref->seg[0].len = len;
+			pkt->ref->num_segs = 1;
+			pkt->ref->len = len;
+		} else if (mr) {
+			wookie_mr_copy_from(mr, va,
+					    pkt->data + pkt->hdrs.hdr_len, len);
+			wookie_mr_put(mr);
 		}
 		wookie_net_xmit(qp, &qp->av, pkt);
 
@@ -196,7 +199,7 @@ bool wookie_responder_continue(struct wookie_qp *qp)
 		qp->resp.read_cur = NULL;
 		return true;
 	}
-	return resp_read_send(qp, WOOKIE_WORK_BUDGET);
+	return resp_read_send(qp, wookie_qp_budget(qp));
 }
 
 /* ---- Receive WQEs and completions ---- */
@@ -403,7 +406,7 @@ static void resp_read_start(struct wookie_qp *qp, struct wookie_rd_atomic *res,
 	resp->read_cur = res;
 	resp->read_psn = psn;
 	resp->read_sent = 0;
-	resp_read_send(qp, WOOKIE_WORK_BUDGET);
+	resp_read_send(qp, wookie_qp_budget(qp));
 }
 
 /* ---- RC and UC: the checks ---- */

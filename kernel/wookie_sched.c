@@ -3,8 +3,9 @@
  * Engine scheduling: who runs a QP's engine pass (completer, responder,
  * requester), when and where.  A doorbell's system call runs it at once;
  * so does the engine of a QP that delivers a packet to another QP of the
- * device, through the runner of its context (below); received packets,
- * timers and work left over go to the QP's work item.
+ * device, through the runner of its context (below), and the softirq
+ * that received a packet from the wire; timers and work left over go to
+ * the QP's work item.
  */
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
@@ -60,6 +61,16 @@ bool wookie_qp_resp_queued_before(struct wookie_qp *qp, ktime_t t)
 	ret = pkt && ktime_before(pkt->arrived, t);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	return ret;
+}
+
+/*
+ * A packet's share of a pass's budget: one, and one more per page of
+ * payload, so that a pass copies about as much whatever the packets'
+ * size (the local path's are up to 64 KiB).
+ */
+static int wookie_pkt_cost(const struct wookie_pkt *pkt)
+{
+	return 1 + (pkt->hdrs.payload_len >> PAGE_SHIFT);
 }
 
 /*
@@ -121,7 +132,7 @@ static bool wookie_sq_watch(struct wookie_qp *qp)
  */
 static bool wookie_qp_pass(struct wookie_qp *qp)
 {
-	int budget = WOOKIE_WORK_BUDGET;
+	int budget = wookie_qp_budget(qp);
 	struct wookie_pkt *pkt;
 	bool more = false;
 
@@ -129,15 +140,15 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 		return false;
 
 	while (budget > 0 && (pkt = wookie_qp_dequeue(qp, &qp->resp_pkts))) {
+		budget -= wookie_pkt_cost(pkt);
 		wookie_completer(qp, pkt);
-		budget--;
 	}
-	if (!budget)
+	if (budget <= 0)
 		more = true;
 	wookie_comp_check_timeout(qp);
 	wookie_complete_done(qp);
 
-	budget = WOOKIE_WORK_BUDGET;
+	budget = wookie_qp_budget(qp);
 	while (budget > 0) {
 		if (!wookie_responder_continue(qp)) {
 			more = true;
@@ -146,10 +157,10 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 		pkt = wookie_qp_dequeue(qp, &qp->req_pkts);
 		if (!pkt)
 			break;
+		budget -= wookie_pkt_cost(pkt);
 		wookie_responder(qp, pkt);
-		budget--;
 	}
-	if (!budget)
+	if (budget <= 0)
 		more = true;
 
 	if (!wookie_requester(qp))
@@ -192,17 +203,29 @@ static void wookie_runner_add(struct wookie_runner *r, struct wookie_qp *qp)
 	r->qps[r->tail++ % WOOKIE_RUNNER_QPS] = qp;
 }
 
+static bool wookie_runner_may_run(const struct wookie_runner *r,
+				  const struct wookie_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return gfpflags_allow_blocking(r->gfp) ||
+	       (state != IB_QPS_ERR && state != IB_QPS_SQE);
+}
+
 /*
  * Run passes while asked to; when a pass leaves work behind, run it again
  * later from the runner, or from the work item once the runner's passes
- * are spent, so that no caller runs for long.
+ * are spent, so that no caller runs for long.  A softirq leaves a QP in
+ * the error states to the work item too: flushing a ring is up to a
+ * ring's worth of completions.
  */
 static void wookie_qp_process(struct wookie_qp *qp, struct wookie_runner *r)
 {
 	bool more;
 
 	for (;;) {
-		if (!r->passes_left) {
+		if (!r->passes_left || !wookie_runner_may_run(r, qp)) {
+			/* Whoever runs it now runs it again, or the work. */
 			wookie_qp_kick(qp);
 			return;
 		}
@@ -210,7 +233,7 @@ static void wookie_qp_process(struct wookie_qp *qp, struct wookie_runner *r)
 			return;
 		qp->runner = r;
 		more = false;
-		while (!more && r->passes_left &&
+		while (!more && r->passes_left && wookie_runner_may_run(r, qp) &&
 		       test_and_clear_bit(WOOKIE_QP_AGAIN, &qp->run_flags)) {
 			r->passes_left--;
 			more = wookie_qp_pass(qp);
@@ -230,9 +253,13 @@ static void wookie_qp_process(struct wookie_qp *qp, struct wookie_runner *r)
 
 /* Run @qp, then every QP queued meanwhile, in this context. */
 static void wookie_runner_run(struct wookie_qp *qp, unsigned int passes,
-			      gfp_t gfp)
+			      int budget, gfp_t gfp)
 {
-	struct wookie_runner r = { .passes_left = passes, .gfp = gfp };
+	struct wookie_runner r = {
+		.passes_left = passes,
+		.budget = budget,
+		.gfp = gfp,
+	};
 	struct wookie_qp *next;
 
 	wookie_qp_process(qp, &r);
@@ -268,7 +295,10 @@ void wookie_qp_run(struct wookie_qp *qp)
 	/* What the caller stored (sq_polled) is seen by the pass it asks for. */
 	smp_mb__before_atomic();
 	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
-	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, GFP_KERNEL);
+	/* AGAIN before RUNNING is read: see wookie_qp_kick(). */
+	smp_mb__after_atomic();
+	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, WOOKIE_WORK_BUDGET,
+			  GFP_KERNEL);
 }
 
 /*
@@ -283,7 +313,10 @@ void wookie_qp_run(struct wookie_qp *qp)
 void wookie_qp_run_rx(struct wookie_qp *qp)
 {
 	set_bit(WOOKIE_QP_AGAIN, &qp->run_flags);
-	wookie_runner_run(qp, WOOKIE_RUNNER_RX_PASSES, GFP_ATOMIC);
+	/* AGAIN before RUNNING is read: see wookie_qp_kick(). */
+	smp_mb__after_atomic();
+	wookie_runner_run(qp, WOOKIE_RUNNER_RX_PASSES, WOOKIE_RX_BUDGET,
+			  GFP_ATOMIC);
 }
 
 /*
@@ -439,7 +472,8 @@ static void wookie_qp_work(struct work_struct *work)
 {
 	struct wookie_qp *qp = container_of(work, struct wookie_qp, work);
 
-	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, GFP_KERNEL);
+	wookie_runner_run(qp, WOOKIE_RUNNER_PASSES, WOOKIE_WORK_BUDGET,
+			  GFP_KERNEL);
 }
 
 /*

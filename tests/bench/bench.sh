@@ -18,13 +18,15 @@
 # Figures: latency t_typical and 99th percentile (us) at 2 bytes;
 # bandwidth (MB/s) at 64 B, 4 KiB and 64 KiB; message rate (Mpps) at 64 B
 # with 1 and 4 QPs.  Then system calls per posted WR under a streaming
-# ib_write_bw (perf stat of the syscall tracepoints), and the CPU time
+# ib_write_bw (perf stat of the syscall tracepoint), and the CPU time
 # the device's threads use in 10 idle seconds after traffic.
 #
 # BENCH_MODE=smoke: quiet, a few figures, few iterations (the make check
-# lane).  BENCH_PROFILE=1: perf record -a during the runs whose name
-# matches the regex BENCH_PROFILE_MATCH (default: 64 KiB write bandwidth,
-# send latency, 64-byte write message rate), reports in the output dir.
+# lane).  BENCH_PROFILE=1: the runs whose name matches the regex
+# BENCH_PROFILE_MATCH (default: 64 KiB write bandwidth, send latency,
+# 64-byte write message rate) run once more for a time, with perf record
+# -a over BENCH_PROFILE_SECS (default 8) of their traffic (perf_run);
+# reports in the output dir.
 # BENCH_TYPES: the device types to run (default "rxe siw wookie
 # wookie_poll"; wookie_poll is wookie with sq_poll_idle_us=BENCH_POLL_US,
 # default 100).
@@ -174,22 +176,12 @@ load_off() {
 	busy_pid=
 }
 
-# perf_run NAME PROGRAM ARGS...: one server/client pair on the current
+# pair_any NAME PROGRAM ARGS...: one server/client pair on the current
 # topology; the client's log is $RDMA_OUT/NAME.client.log.
-perf_run() {
-	local name=$1 prog=$2 perf_pid=
+pair_any() {
+	local name=$1 prog=$2
 
 	shift 2
-	if [ -n "$CM" ]; then
-		XS_GID='' XC_GID=''
-		set -- -R "$@"
-	fi
-	if [ -n "$PROFILE" ] &&
-		[[ "$name" =~ ${BENCH_PROFILE_MATCH:-(write_bw-65536-q1|send_lat|write_rate-64-q1)} ]]; then
-		perf record -a -g -q -o "$out/$name.perf.data" \
-			-- sleep "${BENCH_PROFILE_SECS:-8}" >/dev/null 2>&1 &
-		perf_pid=$!
-	fi
 	if [ -n "$CM" ]; then
 		PAIR_SNS=$XS_NS PAIR_CNS=$XC_NS PAIR_SIP=$XS_IP
 		PAIR_SERVER=("$prog" -d "$XS_DEV" -F "$@")
@@ -198,12 +190,38 @@ perf_run() {
 	else
 		xpair "$name" 300 "$prog" "$@"
 	fi
-	if [ -n "$perf_pid" ]; then
-		wait "$perf_pid" || true
-		perf report -i "$out/$name.perf.data" --stdio --no-children \
-			--sort sym --percent-limit 0.7 2>/dev/null |
-			grep -v '^$' | head -n 80 >"$out/$name.perf.txt" || true
+}
+
+# perf_run NAME PROGRAM ARGS...: pair_any, then with BENCH_PROFILE a
+# second run of the same for a time (-D instead of -n, whose output
+# has other columns), with perf record -a from after its connection is up
+# to before it ends: traffic only, no setup.  NAME.perf.txt is the report.
+perf_run() {
+	local name=$1 prog=$2 psecs=${BENCH_PROFILE_SECS:-8} perf_pid a skip=
+	local args=()
+
+	shift 2
+	if [ -n "$CM" ]; then
+		XS_GID='' XC_GID=''
+		set -- -R "$@"
 	fi
+	pair_any "$name" "$prog" "$@"
+	[ -n "$PROFILE" ] || return 0
+	[[ "$name" =~ ${BENCH_PROFILE_MATCH:-(write_bw-65536-q1|send_lat|write_rate-64-q1)} ]] ||
+		return 0
+	for a in "$@"; do
+		if [ -n "$skip" ]; then skip=; continue; fi
+		if [ "$a" = -n ]; then skip=1; continue; fi
+		args+=("$a")
+	done
+	(sleep 4; exec perf record -a -g -q -o "$out/$name.perf.data" \
+		-- sleep "$psecs") >/dev/null 2>&1 &
+	perf_pid=$!
+	pair_any "$name-profile" "$prog" "${args[@]}" -D $((psecs + 8))
+	wait "$perf_pid" || true
+	perf report -i "$out/$name.perf.data" --stdio --no-children \
+		--sort sym --percent-limit 0.7 2>/dev/null |
+		grep -v '^$' | head -n 80 >"$out/$name.perf.txt" || true
 }
 
 # record KEY VALUE: one figure of the current type.
