@@ -375,6 +375,23 @@ void wookie_qp_unpoll(struct wookie_qp *qp)
 }
 
 /*
+ * How long a watched SQ may see no post before the poller lets it go.
+ * Longer while WQEs are outstanding: a streaming poster waits for their
+ * completions, which take longer than the idle time over a link, and
+ * posts again as soon as they come; an SQ let go then makes it ring.
+ * Still bounded: a peer that never answers does not keep the poller on
+ * an SQ for good.  The engine's indexes are read racily: a hint.
+ */
+#define WOOKIE_POLL_BUSY_FACTOR 64
+
+static u64 wookie_poll_idle_ns(const struct wookie_qp *qp, u64 idle_ns)
+{
+	if (READ_ONCE(qp->req.fetch) != READ_ONCE(qp->comp.index))
+		return idle_ns * WOOKIE_POLL_BUSY_FACTOR;
+	return idle_ns;
+}
+
+/*
  * One look at up to WOOKIE_POLLER_BATCH watched SQs, taken from the head
  * of the list and moved to its tail (each gets its turn): those whose
  * producer moved, and those idle for too long (taken off the list), go
@@ -403,7 +420,7 @@ static unsigned int wookie_poll_scan(struct wookie_dev *wdev,
 			refcount_inc(&qp->refcount);
 			batch[n++] = qp;
 		} else if (ktime_to_ns(ktime_sub(now, qp->poll_active)) >=
-			   idle_ns) {
+			   wookie_poll_idle_ns(qp, idle_ns)) {
 			/* The list's reference goes with it into the batch. */
 			list_del_init(&qp->poll_node);
 			wdev->poll_count--;

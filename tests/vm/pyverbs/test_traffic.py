@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Traffic between two QPs of one device: RC send/receive, immediates,
 RDMA write/read, atomics, inline, scatter/gather, multi-packet messages,
-queue limits; UC and UD sends.  Every payload is checked."""
+queue limits, the local path's packets by reference; UC and UD sends.
+Every payload is checked."""
 
 import errno
+import os
 
 import pyverbs.enums as e
 from pyverbs.qp import QPCap
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-from common import (QKEY, End, VerbsTest, bring_up, modify, pattern,
-                    qp_attr_for)
+from common import (CONFIG, PORT, QKEY, End, VerbsTest, bring_up, modify,
+                    pattern, qp_attr_for)
 
 SIZES = (0, 1, 63, 1024, 1025, 4096, 65536, 1 << 20)
 
@@ -384,6 +386,113 @@ class RCTest(VerbsTest):
         # Receives may be posted from INIT on; sends need RTS.
         self.recv(a.qp, mr)
         self.assertErrno(errno.EINVAL, self.send, a.qp, mr, 8)
+
+
+def counter(test, name):
+    """A port counter of the device under test (rdma statistic's)."""
+    path = (f'/sys/class/infiniband/{CONFIG["dev"]}/ports/{PORT}'
+            f'/hw_counters/{name}')
+    with open(path) as f:
+        return int(f.read())
+
+
+def local_path_on():
+    with open('/sys/module/wookie/parameters/local_path') as f:
+        return f.read().strip() == 'Y'
+
+
+class LocalPathTest(VerbsTest):
+    """RC between QPs of one device: 64 KiB packets whose payload the
+    receiver copies from the sender's MR (architecture.rst)."""
+
+    def setUp(self):
+        super().setUp()
+        self.require(os.path.exists('/sys/module/wookie/parameters/local_path'),
+                     'not a wookie device')
+
+    def test_packets_of_64k(self):
+        a, b = self.rc_pair()
+        size = 1 << 20
+        src, dst = a.mr(size), b.mr(size)
+        src.write(pattern(size, 21), size)
+        before = counter(self, 'sent_pkts')
+        self.send(a.qp, src, size, e.IBV_WR_RDMA_WRITE, rkey=dst.rkey,
+                  raddr=dst.buf)
+        self.poll_ok(a.cq, opcode=e.IBV_WC_RDMA_WRITE)
+        sent = counter(self, 'sent_pkts') - before
+        self.assertEqual(dst.read(size, 0), pattern(size, 21))
+        # 16 data packets and their ACKs, or a packet per MTU.
+        if local_path_on():
+            self.assertLessEqual(sent, 40)
+        else:
+            self.assertGreaterEqual(sent, size // self.mtu_bytes)
+
+    def test_read_of_64k_packets(self):
+        a, b = self.rc_pair()
+        size = (1 << 20) + 4097
+        src, dst = b.mr(size), a.mr(size)
+        src.write(pattern(size, 22), size)
+        before = counter(self, 'sent_pkts')
+        self.send(a.qp, dst, size, e.IBV_WR_RDMA_READ, rkey=src.rkey,
+                  raddr=src.buf)
+        wc = self.poll_ok(a.cq, opcode=e.IBV_WC_RDMA_READ)[0]
+        self.assertEqual(wc.byte_len, size)
+        self.assertEqual(dst.read(size, 0), pattern(size, 22))
+        if local_path_on():
+            self.assertLessEqual(counter(self, 'sent_pkts') - before, 40)
+
+    def test_small_and_large_in_order(self):
+        # Copied (up to 512 bytes) and referenced payloads interleaved.
+        a, b = self.rc_pair()
+        sizes = [7, 513, 512, 70000, 1, 65536, 65537, 300]
+        total = sum(sizes)
+        src, dst = a.mr(total), b.mr(total)
+        off = 0
+        for i, size in enumerate(sizes):
+            src.write(pattern(size, 30 + i), size, off)
+            self.recv(b.qp, dst, size, off, wr_id=i)
+            off += size
+        off = 0
+        for i, size in enumerate(sizes):
+            self.send(a.qp, src, size, offset=off, wr_id=i)
+            off += size
+        self.assertEqual([w.wr_id for w in self.poll_ok(a.cq, len(sizes))],
+                         list(range(len(sizes))))
+        wcs = self.poll_ok(b.cq, len(sizes))
+        self.assertEqual([w.byte_len for w in wcs], sizes)
+        off = 0
+        for i, size in enumerate(sizes):
+            self.assertEqual(dst.read(size, off), pattern(size, 30 + i))
+            off += size
+
+    def test_dereg_source_in_flight(self):
+        # The receiver may still hold references to the source MR: its
+        # deregistration waits for them, then returns; nothing breaks.
+        a, b = self.rc_pair()
+        size = 4 << 20
+        src, dst = a.mr(size), b.mr(size)
+        src.write(pattern(4096, 23), 4096)
+        for i in range(4):
+            self.send(a.qp, src, size, e.IBV_WR_RDMA_WRITE, wr_id=i,
+                      rkey=dst.rkey, raddr=dst.buf)
+        src.close()
+        for wc in self.poll(a.cq, 4):
+            self.assertIn(wc.status, (e.IBV_WC_SUCCESS,
+                                      e.IBV_WC_LOC_PROT_ERR,
+                                      e.IBV_WC_WR_FLUSH_ERR))
+
+    def test_destroy_receiver_in_flight(self):
+        # Packets queued on a QP that goes away release their references:
+        # the sender's MR can be deregistered afterwards.
+        a, b = self.rc_pair()
+        size = 4 << 20
+        src, dst = a.mr(size), b.mr(size)
+        for i in range(4):
+            self.send(a.qp, src, size, e.IBV_WR_RDMA_WRITE, wr_id=i,
+                      rkey=dst.rkey, raddr=dst.buf)
+        b.qp.close()
+        src.close()
+        a.qp.close()
 
 
 class UCTest(VerbsTest):
