@@ -48,7 +48,7 @@ if [ "$MODE" = smoke ]; then
 	LAT_TESTS="send" BW_TESTS="write" BW_SIZES="65536" MR_QPS="1"
 	SYSCALL_N=5000
 else
-	TOPOS="1dev 2dev" LOADS="quiet busy"
+	TOPOS=${BENCH_TOPOS:-1dev 2dev} LOADS=${BENCH_LOADS:-quiet busy}
 	LAT_N=2000 BW_N=1000
 	LAT_TESTS="send write read" BW_TESTS="write read send"
 	BW_SIZES="64 4096 65536" MR_QPS="1 4"
@@ -197,7 +197,7 @@ pair_any() {
 # has other columns), with perf record -a from after its connection is up
 # to before it ends: traffic only, no setup.  NAME.perf.txt is the report.
 perf_run() {
-	local name=$1 prog=$2 psecs=${BENCH_PROFILE_SECS:-8} perf_pid a skip=
+	local name=$1 prog=$2 psecs=${BENCH_PROFILE_SECS:-8} perf_pid pdata a skip=
 	local args=()
 
 	shift 2
@@ -214,14 +214,23 @@ perf_run() {
 		if [ "$a" = -n ]; then skip=1; continue; fi
 		args+=("$a")
 	done
-	(sleep 4; exec perf record -a -g -q -o "$out/$name.perf.data" \
-		-- sleep "$psecs") >/dev/null 2>&1 &
+	# perf takes seconds to start under emulation, and its data goes to
+	# the guest's tmpfs, not to the 9p output directory (whose writes
+	# would be in the profile): a window well inside the run.
+	pdata=$(mktemp /tmp/bench-perf.XXXXXX)
+	(sleep 8; exec perf record -a -g -q -o "$pdata" -- sleep "$psecs") \
+		>/dev/null 2>&1 &
 	perf_pid=$!
-	pair_any "$name-profile" "$prog" "${args[@]}" -D $((psecs + 8))
+	pair_any "$name-profile" "$prog" "${args[@]}" -D $((psecs + 30))
 	wait "$perf_pid" || true
-	perf report -i "$out/$name.perf.data" --stdio --no-children \
-		--sort sym --percent-limit 0.7 2>/dev/null |
+	perf report -i "$pdata" --stdio --no-children --sort sym \
+		--percent-limit 0.7 2>/dev/null |
 		grep -v '^$' | head -n 80 >"$out/$name.perf.txt" || true
+	# Self time by symbol, no call chains: the table for the notes.
+	perf report -i "$pdata" --stdio --no-children --sort sym -g none \
+		--percent-limit 0.5 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -n 40 >"$out/$name.perf-top.txt" || true
+	rm -f "$pdata"
 }
 
 # record KEY VALUE: one figure of the current type.
