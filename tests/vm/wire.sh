@@ -8,6 +8,10 @@
 # (data checked, -c) and perftest (send, RDMA write, RDMA read and
 # atomics, latency and bandwidth, all sizes), the server in hostB and the
 # client in hostA.  The veth's counters show the traffic crossed it.
+# On the sanitizer kernel the IPv6 pass runs perftest at its default
+# sizes only: the family changes the headers and the route, not the
+# size-dependent paths the IPv4 pass has already run there (it would
+# double the lane's 25 minutes).
 # Pass = both processes of each pair exit 0 in time.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
@@ -53,13 +57,15 @@ for family in ipv4 ipv6; do
 	xpair "$family-srq-4096" $t ibv_srq_pingpong -c -s 4096 -n 20 -q 4
 
 	PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
+	sizes=(-a)
+	[ "$family" = ipv4 ] || [ "$RDMA_SLOW" -eq 1 ] || sizes=()
 	for test in send write read; do
-		xpair "$family-ib_${test}_lat" $t "ib_${test}_lat" -a -n 5
-		xpair "$family-ib_${test}_bw" $t "ib_${test}_bw" -a -n 5
+		xpair "$family-ib_${test}_lat" $t "ib_${test}_lat" "${sizes[@]}" -n 5
+		xpair "$family-ib_${test}_bw" $t "ib_${test}_bw" "${sizes[@]}" -n 5
 	done
 	xpair "$family-ib_atomic_lat" $t ib_atomic_lat -n 100
 	xpair "$family-ib_atomic_bw" $t ib_atomic_bw -A FETCH_AND_ADD -n 100
-	xpair "$family-ib_send_bw-UD" $t ib_send_bw -c UD -a -n 20
+	xpair "$family-ib_send_bw-UD" $t ib_send_bw -c UD "${sizes[@]}" -n 20
 done
 
 tx_after=$(tx_packets)

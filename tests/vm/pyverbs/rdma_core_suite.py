@@ -6,7 +6,9 @@
       Runs DIR (rdma-core 56.1's tests/) the way its run_tests.py does,
       with --dev and --gid, and writes each test's outcome (ok, skip,
       fail, error) and skip reason or traceback to FILE.  Exits 0 whatever
-      the outcomes: compare judges them.
+      the outcomes: compare judges them.  --only A.json [B.json...]: only
+      the tests that fail or err in one of those results (the baseline a
+      comparison needs, and nothing it cannot use).
 
   rdma_core_suite.py compare BASE.json SUBJECT.json [--table FILE]
       Prints (and writes to FILE) a per-module table of both runs' counts,
@@ -39,6 +41,14 @@ def module_of(test_id):
     return parts[0]
 
 
+def flatten(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from flatten(t)
+        else:
+            yield t
+
+
 def run(args):
     sys.path.insert(0, HERE)
     from run import Result  # noqa: E402  (our recording result class)
@@ -51,6 +61,16 @@ def run(args):
     tests = SourceFileLoader(
         'tests', os.path.join(args.tests, '__init__.py')).load_module()
     suite = unittest.defaultTestLoader.loadTestsFromModule(tests)
+    if args.only:
+        wanted = set()
+        for path in args.only:
+            recs = load(path) or {}
+            wanted |= {t for t, r in recs.items()
+                       if r['outcome'] in ('fail', 'error')}
+        suite = unittest.TestSuite(t for t in flatten(suite)
+                                   if t.id() in wanted)
+        print(f'running {suite.countTestCases()} of {len(wanted)} wanted '
+              'test(s)')
     class Saving(Result):
         """Rewrites FILE after every test: a crash keeps what ran."""
         watchdog = 600
@@ -61,8 +81,11 @@ def run(args):
                 json.dump(self.records, f, indent=1, sort_keys=True)
             os.replace(args.json + '.tmp', args.json)
 
-    unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
-                            resultclass=Saving).run(suite)
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
+                                     resultclass=Saving).run(suite)
+    # Also when nothing ran (an empty --only list).
+    with open(args.json, 'w') as f:
+        json.dump(result.records, f, indent=1, sort_keys=True)
     return 0
 
 
@@ -167,6 +190,7 @@ def main():
     r.add_argument('--dev', required=True)
     r.add_argument('--gid', type=int, default=1)
     r.add_argument('--json', required=True)
+    r.add_argument('--only', nargs='+', metavar='RESULTS')
     c = sp.add_parser('compare')
     c.add_argument('base')
     c.add_argument('subject')
