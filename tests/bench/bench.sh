@@ -416,18 +416,19 @@ figure() {
 # Over the veth the poller shares two vCPUs with both perftest processes:
 # descheduled for longer than it waits for completions, it lets the SQ go
 # and the next post rings, a few percent of them in a short run; still
-# far from one per WR.  Not on the sanitizer kernel, where a completion
-# over the veth takes milliseconds, longer than the poller waits (0.30
-# there): the one-device count, the count's own check and the idle CPU
-# are checked on both kernels.
+# far from one per WR.  On the sanitizer kernel a completion takes
+# milliseconds, often longer than the poller waits, so both topologies
+# are only held to "most posts make no call" there (seen: 0.03 to 0.07 on
+# one device, 0.26 to 0.30 over the veth).  The count's own check and the
+# idle CPU are the same on both kernels.
 if [ "$MODE" = smoke ]; then
-	for c in "1dev wookie_poll 0.05" "2dev wookie_poll 0.25"; do
+	limits="1dev wookie_poll 0.05;2dev wookie_poll 0.25"
+	[[ "$(uname -r)" != *debug* ]] ||
+		limits="1dev wookie_poll 0.5;2dev wookie_poll 0.5"
+	IFS=';' read -ra checks <<<"$limits"
+	for c in "${checks[@]}"; do
 		set -- $c
 		[[ " $ran " == *" $2 "* ]] || continue
-		if [ "$1" = 2dev ] && [[ "$(uname -r)" == *debug* ]]; then
-			echo "note $2 $1: $(figure "$1" syscalls_per_wr "$2") system calls per WR, not checked on the sanitizer kernel"
-			continue
-		fi
 		v=$(figure "$1" syscalls_per_wr "$2")
 		ok "$2 $1: under $3 system calls per WR (${v:-none})" \
 			awk -v v="${v:-x}" -v max="$3" \
