@@ -564,6 +564,13 @@ struct wookie_resp {
 	u32 write_total;
 	/* A PSN sequence error was NAKed; silent until the expected PSN. */
 	bool nak_sent;
+	/*
+	 * An ACK of every request up to ack_psn is owed: sent before the
+	 * responder's next packet or at the end of the pass, so the
+	 * requests of one pass share one ACK.
+	 */
+	bool ack_due;
+	u32 ack_psn;
 	/* UC: dropping the rest of a message after an error or a gap. */
 	bool uc_drop;
 	/* READ/atomic resources, a ring of max_dest_rd_atomic entries. */
@@ -1119,6 +1126,8 @@ void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
 bool wookie_responder_continue(struct wookie_qp *qp);
 /* Responder: send an ACK or NAK with @syndrome for @psn. */
 void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn);
+/* Responder: send the ACK its pass owes (coalesced ACK requests). */
+void wookie_resp_flush_ack(struct wookie_qp *qp);
 /* Reset the engine state for RESET / INIT. */
 void wookie_resp_reset(struct wookie_qp *qp);
 /* Flush the RQ (not an SRQ) with IB_WC_WR_FLUSH_ERR. */
