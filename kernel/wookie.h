@@ -78,6 +78,8 @@ static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
  */
 #define WOOKIE_LOCAL_SEG_BYTES 0x10000
 #define WOOKIE_LOCAL_COPY_MAX 512
+/* Headers (at most 64 bytes), a copied payload and its pad. */
+#define WOOKIE_PKT_BUF_BYTES (64 + WOOKIE_LOCAL_COPY_MAX + 4)
 /* QPNs 0 and 1 are the special QPs RoCE does not use here. */
 #define WOOKIE_FIRST_QPN 0x10
 #define WOOKIE_MAX_QPN 0xffffff
@@ -433,6 +435,12 @@ struct wookie_pkt {
 	struct wookie_hdrs hdrs;
 	/* A response: when it was queued to its QP, for the ACK timeout. */
 	ktime_t arrived;
+	/*
+	 * No sk_buff: data is buf[], WOOKIE_PKT_BUF_BYTES of it (a packet
+	 * of a QP on the local path, which never reaches the UDP socket).
+	 */
+	bool in_buf;
+	u8 buf[];
 };
 
 /* Progress of a send WQE in the requester and completer. */
