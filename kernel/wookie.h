@@ -78,6 +78,8 @@ static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
  */
 #define WOOKIE_LOCAL_SEG_BYTES 0x10000
 #define WOOKIE_LOCAL_COPY_MAX 512
+/* Headers (at most 64 bytes), a copied payload and its pad. */
+#define WOOKIE_PKT_BUF_BYTES (64 + WOOKIE_LOCAL_COPY_MAX + 4)
 /* QPNs 0 and 1 are the special QPs RoCE does not use here. */
 #define WOOKIE_FIRST_QPN 0x10
 #define WOOKIE_MAX_QPN 0xffffff
@@ -433,6 +435,12 @@ struct wookie_pkt {
 	struct wookie_hdrs hdrs;
 	/* A response: when it was queued to its QP, for the ACK timeout. */
 	ktime_t arrived;
+	/*
+	 * No sk_buff: data is buf[], WOOKIE_PKT_BUF_BYTES of it (a packet
+	 * of a QP on the local path, which never reaches the UDP socket).
+	 */
+	bool in_buf;
+	u8 buf[];
 };
 
 /* Progress of a send WQE in the requester and completer. */
@@ -564,6 +572,13 @@ struct wookie_resp {
 	u32 write_total;
 	/* A PSN sequence error was NAKed; silent until the expected PSN. */
 	bool nak_sent;
+	/*
+	 * An ACK of every request up to ack_psn is owed: sent before the
+	 * responder's next packet or at the end of the pass, so the
+	 * requests of one pass share one ACK.
+	 */
+	bool ack_due;
+	u32 ack_psn;
 	/* UC: dropping the rest of a message after an error or a gap. */
 	bool uc_drop;
 	/* READ/atomic resources, a ring of max_dest_rd_atomic entries. */
@@ -1119,6 +1134,8 @@ void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
 bool wookie_responder_continue(struct wookie_qp *qp);
 /* Responder: send an ACK or NAK with @syndrome for @psn. */
 void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn);
+/* Responder: send the ACK its pass owes (coalesced ACK requests). */
+void wookie_resp_flush_ack(struct wookie_qp *qp);
 /* Reset the engine state for RESET / INIT. */
 void wookie_resp_reset(struct wookie_qp *qp);
 /* Flush the RQ (not an SRQ) with IB_WC_WR_FLUSH_ERR. */

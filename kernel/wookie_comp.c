@@ -644,6 +644,16 @@ static void wookie_flush_unfetched(struct wookie_qp *qp)
 	qp->req.index = qp->req.fetch;
 }
 
+/*
+ * A flush is up to a ring's worth of completions on each queue: not in a
+ * softirq.  The error state's kick hands the QP to its work item, since
+ * a softirq's runner does not run QPs in ERR or SQE.
+ */
+static bool wookie_comp_may_flush(const struct wookie_qp *qp)
+{
+	return !qp->runner || gfpflags_allow_blocking(qp->runner->gfp);
+}
+
 void wookie_complete_done(struct wookie_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -652,8 +662,13 @@ void wookie_complete_done(struct wookie_qp *qp)
 
 	if (state == IB_QPS_RESET || !qp->sq.hdr)
 		return;
-	if (error)
+	if (error) {
+		if (!wookie_comp_may_flush(qp)) {
+			wookie_qp_kick(qp);
+			return;
+		}
 		wookie_flush_unfetched(qp);
+	}
 
 	while (qp->comp.index != qp->req.fetch) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->comp.index);
@@ -685,6 +700,10 @@ void wookie_complete_done(struct wookie_qp *qp)
 				wookie_qp_error(qp, 0);
 			else
 				wookie_qp_sq_error(qp);
+			if (!wookie_comp_may_flush(qp)) {
+				wookie_qp_kick(qp);
+				return;
+			}
 			error = true;
 			wookie_flush_unfetched(qp);
 		}
@@ -697,6 +716,10 @@ void wookie_complete_done(struct wookie_qp *qp)
 			wookie_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		if (!wookie_comp_may_flush(qp)) {
+			wookie_qp_kick(qp);
+			return;
+		}
 		wookie_flush_recv(qp);
 		if (qp->srq && !qp->last_wqe_reached) {
 			qp->last_wqe_reached = true;

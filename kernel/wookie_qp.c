@@ -421,25 +421,34 @@ static u32 wookie_qp_mtu_bytes(struct wookie_qp *qp, enum ib_mtu mtu)
  * local_path is on, the peer is a QP of this device, and both are user
  * QPs: a reference keeps a user MR's pages pinned, but nothing keeps a
  * kernel consumer's memory (DMA or fast MRs) from being freed once its
- * WQE is flushed.  Both QPs of a pair decide alike, each when it is
- * given its path, so a change of local_path applies to connections set
- * up after it.  Not UC: a UC send completes when it is sent, and its
- * buffer must then be the user's again, not still read by the receiver.
+ * WQE is flushed.  The first QP of a pair to be given its path decides
+ * by local_path, and the second follows it: the two ends must agree on
+ * the packet size, whatever local_path did between their modifies (a
+ * change applies to connections set up after it).  Not UC: a UC send
+ * completes when it is sent, and its buffer must then be the user's
+ * again, not still read by the receiver.
  */
 static bool wookie_qp_local(struct wookie_qp *qp, const struct wookie_av *av,
 			    u32 dest_qpn)
 {
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
+	enum ib_qp_state peer_state;
 	struct wookie_qp *peer;
 	bool local;
 
-	if (qp->kind != WOOKIE_QP_KIND_RC || !qp->user || !av->local ||
-	    !wookie_local_path())
+	if (qp->kind != WOOKIE_QP_KIND_RC || !qp->user || !av->local)
 		return false;
 	peer = wookie_qp_get(wdev, dest_qpn);
 	if (!peer)
 		return false;
-	local = peer->user && peer->kind == WOOKIE_QP_KIND_RC;
+	peer_state = READ_ONCE(peer->state);
+	if (peer->user && peer->kind == WOOKIE_QP_KIND_RC &&
+	    READ_ONCE(peer->dest_qp_num) == qp->ibqp.qp_num &&
+	    peer_state != IB_QPS_RESET && peer_state != IB_QPS_INIT)
+		local = READ_ONCE(peer->local);
+	else
+		local = wookie_local_path() && peer->user &&
+			peer->kind == WOOKIE_QP_KIND_RC;
 	wookie_qp_put(peer);
 	return local;
 }

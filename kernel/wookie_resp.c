@@ -67,7 +67,7 @@ static bool resp_state_ok(struct wookie_qp *qp)
 
 /* ---- Packets the responder sends ---- */
 
-void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
+static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 {
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
@@ -81,6 +81,36 @@ void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 	/* Out of memory: the requester's retry stands in for a lost ACK. */
 	if (pkt)
 		wookie_net_xmit(qp, &qp->av, pkt);
+}
+
+/*
+ * Packets leave the responder in the order it decided them: an owed ACK
+ * goes before anything else it sends.
+ */
+void wookie_resp_flush_ack(struct wookie_qp *qp)
+{
+	if (!qp->resp.ack_due)
+		return;
+	qp->resp.ack_due = false;
+	resp_xmit_ack(qp, RESP_AETH_ACK, qp->resp.ack_psn);
+}
+
+void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
+{
+	wookie_resp_flush_ack(qp);
+	resp_xmit_ack(qp, syndrome, psn);
+}
+
+/*
+ * A positive ACK up to @psn, coalesced with the others of this pass (IBTA
+ * 9.7.5.1.1: an ACK acknowledges every earlier PSN); the pass sends it.
+ */
+static void resp_ack_later(struct wookie_qp *qp, u32 psn)
+{
+	if (qp->resp.ack_due)
+		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
+	qp->resp.ack_due = true;
+	qp->resp.ack_psn = psn & WOOKIE_PSN_MASK;
 }
 
 static void resp_nak(struct wookie_qp *qp, u8 code, u32 psn)
@@ -99,6 +129,7 @@ static void resp_send_atomic_ack(struct wookie_qp *qp, u32 psn, u64 orig)
 	h.aeth.syndrome = RESP_AETH_ACK;
 	h.aeth.msn = qp->resp.msn;
 	h.atomic_orig = orig;
+	wookie_resp_flush_ack(qp);
 	pkt = wookie_pkt_build(qp, &h, 0);
 	/* Lost like on the wire: the requester's retry gets the saved one. */
 	if (pkt)
@@ -125,6 +156,8 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 	struct wookie_resp *resp = &qp->resp;
 	struct wookie_dev *wdev = resp_wdev(qp);
 
+	if (resp->read_cur)
+		wookie_resp_flush_ack(qp);
 	for (; resp->read_cur && budget; budget--) {
 		struct wookie_rd_atomic *res = resp->read_cur;
 		u64 left = res->length - resp->read_sent;
@@ -459,9 +492,8 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 		 * spurious timeout and made the next timeout likelier.
 		 */
 		if (h->bth.ack_req)
-			wookie_send_ack(qp, RESP_AETH_ACK,
-					wookie_psn_add(qp->resp.psn,
-						       WOOKIE_PSN_MASK));
+			resp_ack_later(qp, wookie_psn_add(qp->resp.psn,
+							  WOOKIE_PSN_MASK));
 		return RESP_DROP;
 	}
 	if (h->flags & WOOKIE_OPF_READ)
@@ -819,7 +851,7 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	if (qp->kind != WOOKIE_QP_KIND_RC)
 		return;
 	if (bth->ack_req)
-		wookie_send_ack(qp, RESP_AETH_ACK, bth->psn);
+		resp_ack_later(qp, bth->psn);
 	else
 		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
 }

@@ -160,6 +160,7 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 		budget -= wookie_pkt_cost(pkt);
 		wookie_responder(qp, pkt);
 	}
+	wookie_resp_flush_ack(qp);
 	if (budget <= 0)
 		more = true;
 

@@ -494,6 +494,36 @@ class LocalPathTest(VerbsTest):
         src.close()
         a.qp.close()
 
+    def test_local_path_changed_between_the_ends(self):
+        # The second end follows the first whatever local_path says by
+        # then: both send packets of the same size, both ways.
+        param = '/sys/module/wookie/parameters/local_path'
+        was = local_path_on()
+        size = (1 << 20) + 3
+        try:
+            for first, second in (('1', '0'), ('0', '1')):
+                with self.subTest(first=first, second=second):
+                    a, b = End(self), End(self)
+                    with open(param, 'w') as f:
+                        f.write(first)
+                    bring_up(self, a, b.qpn)
+                    with open(param, 'w') as f:
+                        f.write(second)
+                    bring_up(self, b, a.qpn)
+                    for i, (x, y) in enumerate(((a, b), (b, a))):
+                        src, dst = x.mr(size), y.mr(size)
+                        src.write(pattern(size, 40 + i), size)
+                        self.recv(y.qp, dst, size)
+                        self.send(x.qp, src, size)
+                        self.poll_ok(x.cq, opcode=e.IBV_WC_SEND)
+                        wc = self.poll_ok(y.cq, opcode=e.IBV_WC_RECV)[0]
+                        self.assertEqual(wc.byte_len, size)
+                        self.assertEqual(dst.read(size, 0),
+                                         pattern(size, 40 + i))
+        finally:
+            with open(param, 'w') as f:
+                f.write('1' if was else '0')
+
 
 class UCTest(VerbsTest):
     def test_send_recv(self):
