@@ -646,12 +646,16 @@ static void wookie_flush_unfetched(struct wookie_qp *qp)
 
 /*
  * A flush is up to a ring's worth of completions on each queue: not in a
- * softirq.  The error state's kick hands the QP to its work item, since
- * a softirq's runner does not run QPs in ERR or SQE.
+ * softirq.  There the QP is kicked instead, which hands it to its work
+ * item (a softirq's runner does not run QPs in ERR or SQE).  Returns
+ * true when the flush must wait for that.
  */
-static bool wookie_comp_may_flush(const struct wookie_qp *qp)
+static bool wookie_comp_flush_later(struct wookie_qp *qp)
 {
-	return !qp->runner || gfpflags_allow_blocking(qp->runner->gfp);
+	if (!qp->runner || gfpflags_allow_blocking(qp->runner->gfp))
+		return false;
+	wookie_qp_kick(qp);
+	return true;
 }
 
 void wookie_complete_done(struct wookie_qp *qp)
@@ -663,10 +667,8 @@ void wookie_complete_done(struct wookie_qp *qp)
 	if (state == IB_QPS_RESET || !qp->sq.hdr)
 		return;
 	if (error) {
-		if (!wookie_comp_may_flush(qp)) {
-			wookie_qp_kick(qp);
+		if (wookie_comp_flush_later(qp))
 			return;
-		}
 		wookie_flush_unfetched(qp);
 	}
 
@@ -700,10 +702,8 @@ void wookie_complete_done(struct wookie_qp *qp)
 				wookie_qp_error(qp, 0);
 			else
 				wookie_qp_sq_error(qp);
-			if (!wookie_comp_may_flush(qp)) {
-				wookie_qp_kick(qp);
+			if (wookie_comp_flush_later(qp))
 				return;
-			}
 			error = true;
 			wookie_flush_unfetched(qp);
 		}
@@ -716,10 +716,8 @@ void wookie_complete_done(struct wookie_qp *qp)
 			wookie_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-		if (!wookie_comp_may_flush(qp)) {
-			wookie_qp_kick(qp);
+		if (wookie_comp_flush_later(qp))
 			return;
-		}
 		wookie_flush_recv(qp);
 		if (qp->srq && !qp->last_wqe_reached) {
 			qp->last_wqe_reached = true;

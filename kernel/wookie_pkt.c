@@ -63,19 +63,24 @@ void wookie_pkt_cache_exit(void)
 	kmem_cache_destroy(wookie_pkt_cache);
 }
 
+static void wookie_pkt_init(struct wookie_pkt *pkt, struct sk_buff *skb,
+			    u8 *data, u32 len)
+{
+	INIT_LIST_HEAD(&pkt->list);
+	pkt->ref = NULL;
+	pkt->skb = skb;
+	pkt->data = data;
+	pkt->len = len;
+	pkt->in_buf = !skb;
+}
+
 struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
 {
 	struct wookie_pkt *pkt;
 
 	pkt = kmem_cache_alloc(wookie_pkt_cache, gfp);
-	if (!pkt)
-		return NULL;
-	INIT_LIST_HEAD(&pkt->list);
-	pkt->ref = NULL;
-	pkt->skb = skb;
-	pkt->data = skb->data;
-	pkt->len = len;
-	pkt->in_buf = false;
+	if (pkt)
+		wookie_pkt_init(pkt, skb, skb->data, len);
 	return pkt;
 }
 
@@ -89,14 +94,8 @@ static struct wookie_pkt *wookie_pkt_alloc_buf(u32 len, gfp_t gfp)
 	struct wookie_pkt *pkt;
 
 	pkt = kmem_cache_alloc(wookie_pkt_buf_cache, gfp);
-	if (!pkt)
-		return NULL;
-	INIT_LIST_HEAD(&pkt->list);
-	pkt->ref = NULL;
-	pkt->skb = NULL;
-	pkt->data = pkt->buf;
-	pkt->len = len;
-	pkt->in_buf = true;
+	if (pkt)
+		wookie_pkt_init(pkt, NULL, pkt->buf, len);
 	return pkt;
 }
 

@@ -442,13 +442,13 @@ static bool wookie_qp_local(struct wookie_qp *qp, const struct wookie_av *av,
 	if (!peer)
 		return false;
 	peer_state = READ_ONCE(peer->state);
-	if (peer->user && peer->kind == WOOKIE_QP_KIND_RC &&
-	    READ_ONCE(peer->dest_qp_num) == qp->ibqp.qp_num &&
-	    peer_state != IB_QPS_RESET && peer_state != IB_QPS_INIT)
+	if (!peer->user || peer->kind != WOOKIE_QP_KIND_RC)
+		local = false;
+	else if (READ_ONCE(peer->dest_qp_num) == qp->ibqp.qp_num &&
+		 peer_state != IB_QPS_RESET && peer_state != IB_QPS_INIT)
 		local = READ_ONCE(peer->local);
 	else
-		local = wookie_local_path() && peer->user &&
-			peer->kind == WOOKIE_QP_KIND_RC;
+		local = wookie_local_path();
 	wookie_qp_put(peer);
 	return local;
 }
