@@ -574,11 +574,13 @@ struct wookie_resp {
 	bool nak_sent;
 	/*
 	 * An ACK of every request up to ack_psn is owed: sent before the
-	 * responder's next packet or at the end of the pass, so the
-	 * requests of one pass share one ACK.
+	 * responder's next packet, at the end of the pass, or once it
+	 * would cover WOOKIE_ACK_REQ_EVERY requests, so the requests of a
+	 * pass share few ACKs.  ack_held: requests since the last ACK.
 	 */
 	bool ack_due;
 	u32 ack_psn;
+	u32 ack_held;
 	/* UC: dropping the rest of a message after an error or a gap. */
 	bool uc_drop;
 	/* READ/atomic resources, a ring of max_dest_rd_atomic entries. */

@@ -77,6 +77,7 @@ static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 	h.bth.psn = psn & WOOKIE_PSN_MASK;
 	h.aeth.syndrome = syndrome;
 	h.aeth.msn = qp->resp.msn;
+	qp->resp.ack_held = 0;
 	pkt = wookie_pkt_build(qp, &h, 0);
 	/* Out of memory: the requester's retry stands in for a lost ACK. */
 	if (pkt)
@@ -104,6 +105,9 @@ void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 /*
  * A positive ACK up to @psn, coalesced with the others of this pass (IBTA
  * 9.7.5.1.1: an ACK acknowledges every earlier PSN); the pass sends it.
+ * Not for more than a run of requests, though: a pass of a slow host (or
+ * one preempted before its end) held a whole window's ACK past the
+ * requester's timeout, which then sent the window again.
  */
 static void resp_ack_later(struct wookie_qp *qp, u32 psn)
 {
@@ -111,6 +115,8 @@ static void resp_ack_later(struct wookie_qp *qp, u32 psn)
 		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
 	qp->resp.ack_due = true;
 	qp->resp.ack_psn = psn & WOOKIE_PSN_MASK;
+	if (qp->resp.ack_held >= WOOKIE_ACK_REQ_EVERY)
+		wookie_resp_flush_ack(qp);
 }
 
 static void resp_nak(struct wookie_qp *qp, u8 code, u32 psn)
@@ -850,6 +856,7 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	qp->resp.psn = wookie_psn_add(bth->psn, 1);
 	if (qp->kind != WOOKIE_QP_KIND_RC)
 		return;
+	qp->resp.ack_held++;
 	if (bth->ack_req)
 		resp_ack_later(qp, bth->psn);
 	else

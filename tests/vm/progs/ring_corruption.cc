@@ -87,7 +87,13 @@ struct Side {
 };
 
 // @timeout: the local ACK timeout; 0 waits for ever (no retransmission).
-bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid, int timeout = 8)
+// 67 ms by default: a round trip between two QPs of the sanitizer kernel
+// took 5 ms when the responder was preempted, so the 1 ms this test once
+// used failed SENDs that had arrived.  A victim that never answers still
+// fails within the second poll() waits.
+constexpr int kTimeout = 14;
+bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid,
+	    int timeout = kTimeout)
 {
 	ibv_qp_attr a{};
 
@@ -124,7 +130,7 @@ bool to_rts(ibv_qp *qp, uint32_t dest, const ibv_gid &gid, int timeout = 8)
 					 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-bool open_side(Side &s, const char *dev, int timeout = 8)
+bool open_side(Side &s, const char *dev, int timeout = kTimeout)
 {
 	int n;
 	ibv_device **list = ibv_get_device_list(&n);
