@@ -379,13 +379,6 @@ struct wookie_recv_wqe {
 	struct wookie_sge sge[WOOKIE_MAX_SGE];
 };
 
-/*
- * A packet between two QPs.  Its bytes are an sk_buff's linear data: the
- * transport headers from the BTH on, the payload and the pad, exactly as
- * they travel in the UDP datagram, with room in front for the UDP, IP and
- * link headers and behind for the ICRC.  The same buffer is sent on the
- * wire or handed to a QP of the same device.
- */
 /* Bytes of an MR, held by a reference to it. */
 struct wookie_mr_seg {
 	struct wookie_mr *mr;
@@ -410,12 +403,20 @@ struct wookie_src {
 	const struct wookie_pkt_ref *ref;
 };
 
+/*
+ * A packet between two QPs: the transport headers from the BTH on, the
+ * payload and the pad, exactly as they travel in the UDP datagram.  On
+ * the wire they are an sk_buff's linear data, with room in front for the
+ * UDP, IP and link headers and behind for the ICRC.  On the local path a
+ * packet has no sk_buff: they are in buf[] (in_buf), or the headers only
+ * and the payload by reference (ref).
+ */
 struct wookie_pkt {
 	struct list_head list;
 	struct sk_buff *skb;
 	/*
-	 * The BTH in skb's data; len bytes up to the end of the pad.  With
-	 * @ref, the headers only: the payload is there.
+	 * The BTH (in the skb's data or in buf[]); len bytes up to the end
+	 * of the pad.  With @ref, the headers only: the payload is there.
 	 */
 	u8 *data;
 	u32 len;
@@ -576,10 +577,12 @@ struct wookie_resp {
 	 * An ACK of every request up to ack_psn is owed: sent before the
 	 * responder's next packet, at the end of the pass, or once it
 	 * would cover WOOKIE_ACK_REQ_EVERY requests, so the requests of a
-	 * pass share few ACKs.  ack_held: requests since the last ACK.
+	 * pass share few ACKs.  ack_msn: the MSN when it was owed.
+	 * ack_held: requests (duplicates too) since the last ACK.
 	 */
 	bool ack_due;
 	u32 ack_psn;
+	u32 ack_msn;
 	u32 ack_held;
 	/* UC: dropping the rest of a message after an error or a gap. */
 	bool uc_drop;

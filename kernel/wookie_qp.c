@@ -434,20 +434,24 @@ static bool wookie_qp_local(struct wookie_qp *qp, const struct wookie_av *av,
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	enum ib_qp_state peer_state;
 	struct wookie_qp *peer;
-	bool local;
+	unsigned long flags;
+	bool local, follow;
 
 	if (qp->kind != WOOKIE_QP_KIND_RC || !qp->user || !av->local)
 		return false;
 	peer = wookie_qp_get(wdev, dest_qpn);
 	if (!peer)
 		return false;
-	peer_state = READ_ONCE(peer->state);
+	/* The peer's modify publishes the three together, under its lock. */
+	spin_lock_irqsave(&peer->lock, flags);
+	peer_state = peer->state;
+	follow = peer->dest_qp_num == qp->ibqp.qp_num &&
+		 peer_state != IB_QPS_RESET && peer_state != IB_QPS_INIT;
+	local = peer->local;
+	spin_unlock_irqrestore(&peer->lock, flags);
 	if (!peer->user || peer->kind != WOOKIE_QP_KIND_RC)
 		local = false;
-	else if (READ_ONCE(peer->dest_qp_num) == qp->ibqp.qp_num &&
-		 peer_state != IB_QPS_RESET && peer_state != IB_QPS_INIT)
-		local = READ_ONCE(peer->local);
-	else
+	else if (!follow)
 		local = wookie_local_path();
 	wookie_qp_put(peer);
 	return local;

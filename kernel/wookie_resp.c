@@ -67,7 +67,8 @@ static bool resp_state_ok(struct wookie_qp *qp)
 
 /* ---- Packets the responder sends ---- */
 
-static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
+static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn,
+			  u32 msn)
 {
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
@@ -76,7 +77,7 @@ static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.psn = psn & WOOKIE_PSN_MASK;
 	h.aeth.syndrome = syndrome;
-	h.aeth.msn = qp->resp.msn;
+	h.aeth.msn = msn;
 	qp->resp.ack_held = 0;
 	pkt = wookie_pkt_build(qp, &h, 0);
 	/* Out of memory: the requester's retry stands in for a lost ACK. */
@@ -93,13 +94,13 @@ void wookie_resp_flush_ack(struct wookie_qp *qp)
 	if (!qp->resp.ack_due)
 		return;
 	qp->resp.ack_due = false;
-	resp_xmit_ack(qp, RESP_AETH_ACK, qp->resp.ack_psn);
+	resp_xmit_ack(qp, RESP_AETH_ACK, qp->resp.ack_psn, qp->resp.ack_msn);
 }
 
 void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 {
 	wookie_resp_flush_ack(qp);
-	resp_xmit_ack(qp, syndrome, psn);
+	resp_xmit_ack(qp, syndrome, psn, qp->resp.msn);
 }
 
 /*
@@ -115,6 +116,8 @@ static void resp_ack_later(struct wookie_qp *qp, u32 psn)
 		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
 	qp->resp.ack_due = true;
 	qp->resp.ack_psn = psn & WOOKIE_PSN_MASK;
+	/* The MSN of then: a READ or atomic after it raises resp.msn. */
+	qp->resp.ack_msn = qp->resp.msn;
 	if (qp->resp.ack_held >= WOOKIE_ACK_REQ_EVERY)
 		wookie_resp_flush_ack(qp);
 }
@@ -497,6 +500,7 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 		 * one per packet doubled the work of a slow peer after a
 		 * spurious timeout and made the next timeout likelier.
 		 */
+		qp->resp.ack_held++;
 		if (h->bth.ack_req)
 			resp_ack_later(qp, wookie_psn_add(qp->resp.psn,
 							  WOOKIE_PSN_MASK));
