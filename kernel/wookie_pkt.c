@@ -147,11 +147,33 @@ static gfp_t wookie_engine_gfp(const struct wookie_qp *qp)
 	return (qp->runner ? qp->runner->gfp : GFP_ATOMIC) | __GFP_NOWARN;
 }
 
+/*
+ * Without a wait for reclaim first: under voluntary preemption an
+ * allocation that may sleep is where a busy host's scheduler takes the
+ * CPU from a doorbell's system call, in the middle of a round trip whose
+ * other half is queued on its runner (milliseconds of latency).  Only
+ * when memory is short does the engine wait.
+ */
+static gfp_t wookie_engine_gfp_nowait(gfp_t gfp)
+{
+	return gfp & ~__GFP_DIRECT_RECLAIM;
+}
+
+static struct wookie_pkt *wookie_pkt_new(struct wookie_qp *qp, u32 len,
+					 gfp_t gfp)
+{
+	/* Only a QP on the local path is sure to keep to it (net_xmit). */
+	if (qp->local && len <= WOOKIE_PKT_BUF_BYTES)
+		return wookie_pkt_alloc_buf(len, gfp);
+	return wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device), len, gfp);
+}
+
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 				    struct wookie_hdrs *h, u32 payload_len)
 {
 	u32 pad = (4 - (payload_len & 3)) & 3;
 	unsigned int hdr_len = wookie_hdrs_len(h->bth.opcode);
+	gfp_t gfp = wookie_engine_gfp(qp);
 	struct wookie_pkt *pkt;
 	int ret;
 
@@ -161,14 +183,10 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 	h->bth.tver = 0;
 	h->bth.pad = pad;
 	h->payload_len = payload_len;
-	/* Only a QP on the local path is sure to keep to it (net_xmit). */
-	if (qp->local && hdr_len + payload_len + pad <= WOOKIE_PKT_BUF_BYTES)
-		pkt = wookie_pkt_alloc_buf(hdr_len + payload_len + pad,
-					   wookie_engine_gfp(qp));
-	else
-		pkt = wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device),
-				       hdr_len + payload_len + pad,
-				       wookie_engine_gfp(qp));
+	pkt = wookie_pkt_new(qp, hdr_len + payload_len + pad,
+			     wookie_engine_gfp_nowait(gfp));
+	if (!pkt && gfpflags_allow_blocking(gfp))
+		pkt = wookie_pkt_new(qp, hdr_len + payload_len + pad, gfp);
 	if (!pkt) {
 		/* The requester retries; a response is lost like on a link. */
 		wookie_count(to_wookie_dev(qp->ibqp.device),
@@ -190,12 +208,17 @@ struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
 					struct wookie_hdrs *h)
 {
 	struct wookie_pkt *pkt;
+	gfp_t gfp;
 
 	/* Headers with no pad: the parse on arrival sees no payload. */
 	pkt = wookie_pkt_build(qp, h, 0);
 	if (!pkt)
 		return NULL;
-	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache, wookie_engine_gfp(qp));
+	gfp = wookie_engine_gfp(qp);
+	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache,
+				    wookie_engine_gfp_nowait(gfp));
+	if (!pkt->ref && gfpflags_allow_blocking(gfp))
+		pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache, gfp);
 	if (!pkt->ref) {
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_SEND_ERR);
