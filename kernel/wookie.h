@@ -538,7 +538,7 @@ struct wookie_comp {
 	u8 rnr_retry_left;
 	/*
 	 * A READ response was missing: its PSN, asked for again.  Later
-	 * responses of the stream that lost it are ignored until it comes.
+	 * responses of the stream that lost it do not ask again.
 	 */
 	bool read_gap;
 	u32 read_gap_psn;
@@ -694,6 +694,14 @@ struct wookie_qp {
 	 */
 	struct list_head req_pkts;
 	struct list_head resp_pkts;
+	/*
+	 * READ responses that came ahead of the one expected, in PSN order,
+	 * and since when they wait for the gap (wookie_comp.c); only the
+	 * engine touches them, or a modify or destroy with it stopped.
+	 */
+	struct list_head read_ooo;
+	u32 read_ooo_count;
+	ktime_t read_ooo_since;
 	/* Runs completer, responder and requester, in that order. */
 	struct work_struct work;
 	/* Who runs the engine now; see wookie_sched.c. */
@@ -1128,6 +1136,7 @@ static inline void wookie_wqe_finish(struct wookie_qp *qp,
 bool wookie_requester(struct wookie_qp *qp);
 /* Completer: process one response packet (consumed). */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt);
+void wookie_read_ooo_drop(struct wookie_qp *qp);
 /* Write completions of finished WQEs in SQ order; flush when in ERR. */
 void wookie_complete_done(struct wookie_qp *qp);
 /* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */

@@ -15,6 +15,13 @@
  */
 #define WOOKIE_COMP_HOLDS (2 * WOOKIE_WINDOW_MAX)
 
+/*
+ * READ responses that may wait for the gap before them to fill, and how
+ * many waiting make the completer ask again (wookie_read_ooo_wait()).
+ */
+#define WOOKIE_READ_OOO_MAX 16
+#define WOOKIE_READ_OOO_ASK 8
+
 /* One past the last WQE with packets out: the requester's, if started. */
 static u32 wookie_sent_end(struct wookie_qp *qp)
 {
@@ -216,9 +223,8 @@ static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 }
 
 /*
- * A response of the READ or atomic @wqe went missing (a later one came):
- * ask again from it, once per gap; the rest of the stream that lost it
- * is ignored until it comes.
+ * A response of the READ or atomic @wqe went missing (later ones came):
+ * ask again from it, once per gap.
  */
 static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 {
@@ -235,7 +241,119 @@ static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 	wookie_rewind(qp, psn);
 }
 
-static void wookie_read_response(struct wookie_qp *qp,
+static bool wookie_is_read_response(u8 op)
+{
+	return op >= WOOKIE_OP_READ_RESPONSE_FIRST &&
+	       op <= WOOKIE_OP_READ_RESPONSE_ONLY;
+}
+
+static bool wookie_read_ooo_has(struct wookie_qp *qp, u32 psn)
+{
+	struct wookie_pkt *pos;
+
+	list_for_each_entry(pos, &qp->read_ooo, list)
+		if (pos->hdrs.bth.psn == psn)
+			return true;
+	return false;
+}
+
+/*
+ * How long READ responses wait for a gap before the completer asks again
+ * (a loss is likelier than a reordering by then): an eighth of the ACK
+ * timeout, within 50 us..4 ms; 4 ms with no timeout.
+ */
+static u64 wookie_read_reorder_usec(const struct wookie_qp *qp)
+{
+	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+
+	return usec ? clamp_t(u64, usec / 8, 50, 4000) : 4000;
+}
+
+/* The waiting responses wait for a new gap from now. */
+static void wookie_read_ooo_restart(struct wookie_qp *qp)
+{
+	qp->read_ooo_since = ktime_get();
+	wookie_qp_arm_timer(qp, ktime_add_us(qp->read_ooo_since,
+					     wookie_read_reorder_usec(qp)));
+}
+
+static void wookie_read_ooo_keep(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	u32 psn = pkt->hdrs.bth.psn;
+	struct wookie_pkt *pos;
+
+	if (!qp->read_ooo_count)
+		wookie_read_ooo_restart(qp);
+	list_for_each_entry(pos, &qp->read_ooo, list) {
+		if (wookie_psn_diff(psn, pos->hdrs.bth.psn) < 0)
+			break;
+	}
+	/* Before @pos, or last when the loop ran off the end. */
+	list_add_tail(&pkt->list, &pos->list);
+	qp->read_ooo_count++;
+}
+
+/*
+ * A READ response came ahead of the one the READ or atomic @wqe expects.
+ * A link that reorders (netem, ECMP) delivers the missing one a moment
+ * later; asking again at once for each gap made the responder start its
+ * answer over for every reordered packet, and on the sanitizer kernel
+ * under netem's reordering the duplicates buried the host until a READ
+ * ran out of retries.  So up to WOOKIE_READ_OOO_MAX of them wait, in PSN
+ * order, for the gap to fill; the completer asks again when they are
+ * that many, when WOOKIE_READ_OOO_ASK wait, or after the reorder time
+ * (wookie_comp_check_timeout()).  Not on the local path, which never
+ * reorders (and whose responses would hold the peer's MRs meanwhile).
+ * Returns true when it kept @pkt.
+ */
+static bool wookie_read_ooo_wait(struct wookie_qp *qp,
+				 struct wookie_send_wqe *wqe,
+				 struct wookie_pkt *pkt)
+{
+	if (wookie_read_ooo_has(qp, pkt->hdrs.bth.psn)) {
+		wookie_comp_hold(qp);	/* a duplicate */
+		return false;
+	}
+	if (qp->local || qp->read_ooo_count >= WOOKIE_READ_OOO_MAX) {
+		wookie_ask_again(qp, wqe);
+		return false;
+	}
+	wookie_read_ooo_keep(qp, pkt);
+	if (qp->read_ooo_count >= WOOKIE_READ_OOO_ASK)
+		wookie_ask_again(qp, wqe);
+	return true;
+}
+
+/*
+ * The next READ response that waited, once nothing before it is missing
+ * (its PSN is the one expected, or older: a duplicate now).
+ */
+static struct wookie_pkt *wookie_read_ooo_next(struct wookie_qp *qp)
+{
+	struct wookie_pkt *pkt;
+
+	pkt = list_first_entry_or_null(&qp->read_ooo, struct wookie_pkt, list);
+	if (!pkt || wookie_psn_diff(pkt->hdrs.bth.psn, qp->comp.psn) > 0)
+		return NULL;
+	list_del(&pkt->list);
+	qp->read_ooo_count--;
+	return pkt;
+}
+
+/* With the engine stopped: reset, destroy, a new send PSN. */
+void wookie_read_ooo_drop(struct wookie_qp *qp)
+{
+	struct wookie_pkt *pkt, *next;
+
+	list_for_each_entry_safe(pkt, next, &qp->read_ooo, list) {
+		list_del(&pkt->list);
+		wookie_pkt_free(pkt);
+	}
+	qp->read_ooo_count = 0;
+}
+
+/* Returns true when it kept @pkt (to be taken up later). */
+static bool wookie_read_response(struct wookie_qp *qp,
 				 struct wookie_send_wqe *wqe,
 				 struct wookie_pkt *pkt)
 {
@@ -255,35 +373,34 @@ static void wookie_read_response(struct wookie_qp *qp,
 	/* Data lands at done_bytes: never beyond the WQE's length. */
 	if (wqe->done_bytes > wqe->total_len) {
 		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
-		return;
+		return false;
 	}
 	left = wookie_read_part_end(qp, wqe->total_len, wqe->done_bytes) -
 	       wqe->done_bytes;
 	if (diff < 0) {
 		wookie_comp_hold(qp);	/* a duplicate */
-		return;
+		return false;
 	}
-	if (diff > 0) {
-		wookie_ask_again(qp, wqe);
-		return;
-	}
+	if (diff > 0)
+		return wookie_read_ooo_wait(qp, wqe, pkt);
 	qp->comp.read_gap = false;
 	if (h->payload_len > left ||
 	    (last ? h->payload_len != left : h->payload_len != qp->mtu_bytes)) {
 		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
-		return;
+		return false;
 	}
 	wookie_pkt_src(pkt, &src);
 	status = wookie_scatter(qp, wqe, wqe->done_bytes, &src, h->payload_len);
 	if (status != IB_WC_SUCCESS) {
 		wookie_wqe_finish(qp, wqe, status);
-		return;
+		return false;
 	}
 	wqe->done_bytes += h->payload_len;
 	qp->comp.psn = wookie_psn_add(h->bth.psn, 1);
 	wookie_progress(qp);
 	if (wqe->done_bytes == wqe->total_len)
 		wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
+	return false;
 }
 
 static void wookie_atomic_response(struct wookie_qp *qp,
@@ -414,7 +531,7 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	}
 }
 
-void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
+static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	u8 op = h->bth.opcode & ~WOOKIE_TRANSPORT_MASK;
@@ -471,11 +588,16 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		if (sent && wookie_psn_diff(h->bth.psn, wqe->last_psn) > 0) {
 			/*
 			 * A response to a later packet acknowledges this WQE,
-			 * unless it still owes a READ or atomic response,
-			 * which must have been lost: ask again.
+			 * unless it still owes a READ or atomic response: one
+			 * of a later READ waits for it (reordered), anything
+			 * else means it was lost: ask again.
 			 */
 			if (rd_atomic) {
-				wookie_ask_again(qp, wqe);
+				if (wookie_is_read_response(op) &&
+				    wookie_read_ooo_wait(qp, wqe, pkt))
+					return;
+				if (!wookie_is_read_response(op))
+					wookie_ask_again(qp, wqe);
 				goto out;
 			}
 			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
@@ -517,7 +639,8 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 			wookie_nak(qp, wqe, h);
 			break;
 		}
-		wookie_read_response(qp, wqe, pkt);
+		if (wookie_read_response(qp, wqe, pkt))
+			return;
 		break;
 	case WOOKIE_OP_ATOMIC_ACKNOWLEDGE:
 		if (wqe->sqe.opcode != WOOKIE_WR_ATOMIC_CMP_AND_SWP &&
@@ -534,6 +657,29 @@ out:
 	wookie_pkt_free(pkt);
 }
 
+/*
+ * A response, then the READ responses that waited for it.  Bounded: each
+ * of those is taken once; one that waits again without progress ends it.
+ */
+void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
+{
+	u32 start = qp->comp.psn, psn;
+
+	wookie_comp_one(qp, pkt);
+	while ((pkt = wookie_read_ooo_next(qp))) {
+		psn = qp->comp.psn;
+		wookie_comp_one(qp, pkt);
+		if (qp->comp.psn == psn && qp->read_ooo_count &&
+		    !wookie_psn_diff(list_first_entry(&qp->read_ooo,
+						      struct wookie_pkt,
+						      list)->hdrs.bth.psn, psn))
+			break;
+	}
+	/* A gap filled; those still waiting wait for the next one. */
+	if (qp->read_ooo_count && qp->comp.psn != start)
+		wookie_read_ooo_restart(qp);
+}
+
 /* The ACK timeout: nothing came back for outstanding packets in time. */
 void wookie_comp_check_timeout(struct wookie_qp *qp)
 {
@@ -542,6 +688,18 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	ktime_t deadline;
 	u32 index;
 
+	/* READ responses waited for a gap long enough: ask again. */
+	if (qp->read_ooo_count) {
+		deadline = ktime_add_us(qp->read_ooo_since,
+					wookie_read_reorder_usec(qp));
+		wqe = wookie_oldest_sent(qp, &index);
+		if (ktime_before(ktime_get(), deadline)) {
+			wookie_qp_arm_timer(qp, deadline);
+		} else if (wqe && wookie_is_rd_atomic(wqe->sqe.opcode)) {
+			wookie_ask_again(qp, wqe);
+			wookie_read_ooo_restart(qp);
+		}
+	}
 	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->req.rnr_wait)
 		return;
 	wqe = wookie_oldest_sent(qp, &index);

@@ -244,6 +244,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->req_pkts);
 	INIT_LIST_HEAD(&qp->resp_pkts);
+	INIT_LIST_HEAD(&qp->read_ooo);
 	INIT_LIST_HEAD(&qp->poll_node);
 	wookie_qp_engine_init(qp);
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall);
@@ -314,6 +315,7 @@ static void wookie_qp_drop_inbound(struct wookie_qp *qp)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	list_for_each_entry_safe(pkt, next, &drop, list)
 		wookie_pkt_free(pkt);
+	wookie_read_ooo_drop(qp);
 }
 
 /*
@@ -570,6 +572,9 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	/* The engine reads these: change them with it stopped. */
 	wookie_qp_quiesce(qp);
+	/* A new send PSN: what waited for the old stream is not for it. */
+	if (mask & IB_QP_SQ_PSN)
+		wookie_read_ooo_drop(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
 	if (path) {
