@@ -226,10 +226,15 @@ static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
  * A response of the READ or atomic @wqe went missing (later ones came):
  * ask again from it, once per gap.
  */
+static u32 wookie_gap_psn(const struct wookie_qp *qp,
+			  const struct wookie_send_wqe *wqe)
+{
+	return wookie_psn_add(wqe->first_psn, wqe->done_bytes / qp->mtu_bytes);
+}
+
 static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 {
-	u32 psn = wookie_psn_add(wqe->first_psn,
-				 wqe->done_bytes / qp->mtu_bytes);
+	u32 psn = wookie_gap_psn(qp, wqe);
 
 	if (qp->comp.read_gap && qp->comp.read_gap_psn == psn) {
 		wookie_comp_hold(qp);
@@ -314,7 +319,8 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 		wookie_comp_hold(qp);	/* a duplicate */
 		return false;
 	}
-	if (qp->local || qp->read_ooo_count >= WOOKIE_READ_OOO_MAX) {
+	if (qp->local || pkt->ref || pkt->in_buf ||
+	    qp->read_ooo_count >= WOOKIE_READ_OOO_MAX) {
 		wookie_ask_again(qp, wqe);
 		return false;
 	}
@@ -325,16 +331,27 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 }
 
 /*
- * The next READ response that waited, once nothing before it is missing
- * (its PSN is the one expected, or older: a duplicate now).
+ * The next READ response that waited, once nothing before it is missing:
+ * its PSN is the one expected, or older (a duplicate now), or the oldest
+ * WQE is a SEND or WRITE it acknowledges (whose ACK went missing).
  */
 static struct wookie_pkt *wookie_read_ooo_next(struct wookie_qp *qp)
 {
+	struct wookie_send_wqe *wqe;
 	struct wookie_pkt *pkt;
+	u32 psn, index;
 
 	pkt = list_first_entry_or_null(&qp->read_ooo, struct wookie_pkt, list);
-	if (!pkt || wookie_psn_diff(pkt->hdrs.bth.psn, qp->comp.psn) > 0)
+	if (!pkt)
 		return NULL;
+	psn = pkt->hdrs.bth.psn;
+	if (wookie_psn_diff(psn, qp->comp.psn) > 0) {
+		wqe = wookie_oldest_sent(qp, &index);
+		if (!wqe || wqe->state != WOOKIE_WQE_SENT ||
+		    wookie_is_rd_atomic(wqe->sqe.opcode) ||
+		    wookie_psn_diff(psn, wqe->last_psn) <= 0)
+			return NULL;
+	}
 	list_del(&pkt->list);
 	qp->read_ooo_count--;
 	return pkt;
@@ -659,7 +676,8 @@ out:
 
 /*
  * A response, then the READ responses that waited for it.  Bounded: each
- * of those is taken once; one that waits again without progress ends it.
+ * turn takes one off the list, and only one that waits again goes back,
+ * which ends the loop unless the completer moved on meanwhile.
  */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
@@ -680,7 +698,36 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		wookie_read_ooo_restart(qp);
 }
 
-/* The ACK timeout: nothing came back for outstanding packets in time. */
+/*
+ * READ responses waited for a gap longer than the reorder time: ask
+ * again, once; if that answer goes missing too, the ACK timeout goes back.
+ */
+static void wookie_read_ooo_check(struct wookie_qp *qp)
+{
+	struct wookie_send_wqe *wqe;
+	ktime_t deadline;
+	u32 index;
+
+	if (!qp->read_ooo_count)
+		return;
+	wqe = wookie_oldest_sent(qp, &index);
+	if (!wqe || !wookie_is_rd_atomic(wqe->sqe.opcode))
+		return;
+	if (qp->comp.read_gap &&
+	    qp->comp.read_gap_psn == wookie_gap_psn(qp, wqe))
+		return;
+	deadline = ktime_add_us(qp->read_ooo_since,
+				wookie_read_reorder_usec(qp));
+	if (ktime_before(ktime_get(), deadline))
+		wookie_qp_arm_timer(qp, deadline);
+	else
+		wookie_ask_again(qp, wqe);
+}
+
+/*
+ * The ACK timeout: nothing came back for outstanding packets in time.
+ * Also READ responses that waited for a gap longer than the reorder time.
+ */
 void wookie_comp_check_timeout(struct wookie_qp *qp)
 {
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
@@ -688,18 +735,7 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	ktime_t deadline;
 	u32 index;
 
-	/* READ responses waited for a gap long enough: ask again. */
-	if (qp->read_ooo_count) {
-		deadline = ktime_add_us(qp->read_ooo_since,
-					wookie_read_reorder_usec(qp));
-		wqe = wookie_oldest_sent(qp, &index);
-		if (ktime_before(ktime_get(), deadline)) {
-			wookie_qp_arm_timer(qp, deadline);
-		} else if (wqe && wookie_is_rd_atomic(wqe->sqe.opcode)) {
-			wookie_ask_again(qp, wqe);
-			wookie_read_ooo_restart(qp);
-		}
-	}
+	wookie_read_ooo_check(qp);
 	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->req.rnr_wait)
 		return;
 	wqe = wookie_oldest_sent(qp, &index);
@@ -730,6 +766,9 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	qp->comp.nak_rewound = false;
 	wookie_window_timeout(&qp->req.window, qp->req.psn_end);
 	wookie_rewind(qp, qp->comp.psn);
+	/* What waits, waits for the answer to this. */
+	if (qp->read_ooo_count)
+		wookie_read_ooo_restart(qp);
 }
 
 static u8 wookie_cqe_opcode(u8 wr_opcode)
