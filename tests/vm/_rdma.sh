@@ -206,7 +206,7 @@ wire_del_all() {
 	local dev
 
 	for dev in "$@"; do
-		ok "nothing left on $dev" wait_until 10 rdma_no_objects "$dev"
+		ok "nothing left on $dev" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$dev"
 	done
 	for dev in "$@"; do
 		ok "delete $dev" rdma link delete "$dev"

@@ -41,6 +41,6 @@ pair ib_send_bw-srq $t ib_send_bw "${pt[@]}" --use-srq -s 4096 -n 100
 pair ib_send_lat-events $t ib_send_lat "${pt[@]}" -e -s 64 -n 200
 pair ib_write_lat-inline $t ib_write_lat "${pt[@]}" -I 64 -s 64 -n 200
 
-ok "nothing left on $RDMA_DEV" wait_until 10 rdma_no_objects "$RDMA_DEV"
+ok "nothing left on $RDMA_DEV" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$RDMA_DEV"
 ok "delete $RDMA_DEV" rdma_del "$RDMA_DEV"
 vm_done

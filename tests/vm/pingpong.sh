@@ -44,6 +44,6 @@ pair srq-4096 $t ibv_srq_pingpong "${pp[@]}" -s 4096 -n 50
 pair srq-65536 $t ibv_srq_pingpong "${pp[@]}" -s 65536 -n 10
 pair srq-4qp-events $t ibv_srq_pingpong "${pp[@]}" -s 4096 -n 50 -q 4 -e
 
-ok "nothing left on $RDMA_DEV" wait_until 10 rdma_no_objects "$RDMA_DEV"
+ok "nothing left on $RDMA_DEV" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$RDMA_DEV"
 ok "delete $RDMA_DEV" rdma_del "$RDMA_DEV"
 vm_done

@@ -31,6 +31,6 @@ else
 	vm_failures=$((vm_failures + 1))
 fi
 
-ok "nothing left on $RDMA_DEV" wait_until 10 rdma_no_objects "$RDMA_DEV"
+ok "nothing left on $RDMA_DEV" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$RDMA_DEV"
 ok "delete $RDMA_DEV" rdma_del "$RDMA_DEV"
 vm_done

@@ -55,7 +55,7 @@ run_suite() {
 		tail -n 30 "$RDMA_OUT/$label.log" | sed 's/^/     | /'
 		vm_failures=$((vm_failures + 1))
 	fi
-	ok "nothing left on $name" wait_until 10 rdma_no_objects "$name"
+	ok "nothing left on $name" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$name"
 	ok "delete $name" rdma_del "$name"
 }
 
