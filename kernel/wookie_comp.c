@@ -676,21 +676,20 @@ out:
 
 /*
  * A response, then the READ responses that waited for it.  Bounded: each
- * turn takes one off the list, and only one that waits again goes back,
- * which ends the loop unless the completer moved on meanwhile.
+ * turn takes one off the list; a stale one is dropped, and one that
+ * moves nothing (it may wait again) ends the loop.
  */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	u32 start = qp->comp.psn, psn;
+	bool stale;
 
 	wookie_comp_one(qp, pkt);
 	while ((pkt = wookie_read_ooo_next(qp))) {
 		psn = qp->comp.psn;
+		stale = wookie_psn_diff(pkt->hdrs.bth.psn, psn) < 0;
 		wookie_comp_one(qp, pkt);
-		if (qp->comp.psn == psn && qp->read_ooo_count &&
-		    !wookie_psn_diff(list_first_entry(&qp->read_ooo,
-						      struct wookie_pkt,
-						      list)->hdrs.bth.psn, psn))
+		if (!stale && qp->comp.psn == psn)
 			break;
 	}
 	/* A gap filled; those still waiting wait for the next one. */
