@@ -702,6 +702,10 @@ struct wookie_qp {
 	struct list_head read_ooo;
 	u32 read_ooo_count;
 	ktime_t read_ooo_since;
+	/* The same for requests that came ahead of a gap (wookie_resp.c). */
+	struct list_head resp_ooo;
+	u32 resp_ooo_count;
+	ktime_t resp_ooo_since;
 	/* Runs completer, responder and requester, in that order. */
 	struct work_struct work;
 	/* Who runs the engine now; see wookie_sched.c. */
@@ -1014,6 +1018,7 @@ struct wookie_pkt *wookie_pkt_alloc(struct wookie_dev *wdev, u32 len,
 /* A packet around @skb, whose data holds @len bytes from the BTH on. */
 struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp);
 void wookie_pkt_free(struct wookie_pkt *pkt);
+void wookie_pkt_free_list(struct list_head *list);
 /*
  * Allocate a packet and write the headers of @h into it (P_Key, TVer and
  * pad are filled here; @h->bth.opcode, psn, dest_qp and the extended
@@ -1137,6 +1142,17 @@ bool wookie_requester(struct wookie_qp *qp);
 /* Completer: process one response packet (consumed). */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt);
 void wookie_read_ooo_drop(struct wookie_qp *qp);
+/*
+ * How long packets that came ahead of a gap wait for it before the gap
+ * counts as a loss: an eighth of the QP's ACK timeout, within 50 us..4
+ * ms; 4 ms with no timeout.
+ */
+static inline u64 wookie_reorder_usec(const struct wookie_qp *qp)
+{
+	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+
+	return usec ? clamp_t(u64, usec / 8, 50, 4000) : 4000;
+}
 /* Write completions of finished WQEs in SQ order; flush when in ERR. */
 void wookie_complete_done(struct wookie_qp *qp);
 /* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */
@@ -1150,6 +1166,9 @@ bool wookie_responder_continue(struct wookie_qp *qp);
 void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn);
 /* Responder: send the ACK its pass owes (coalesced ACK requests). */
 void wookie_resp_flush_ack(struct wookie_qp *qp);
+/* Responder: take up requests that waited for a gap, or NAK it. */
+void wookie_resp_ooo_check(struct wookie_qp *qp);
+void wookie_resp_ooo_drop(struct wookie_qp *qp);
 /* Reset the engine state for RESET / INIT. */
 void wookie_resp_reset(struct wookie_qp *qp);
 /* Flush the RQ (not an SRQ) with IB_WC_WR_FLUSH_ERR. */

@@ -262,24 +262,12 @@ static bool wookie_read_ooo_has(struct wookie_qp *qp, u32 psn)
 	return false;
 }
 
-/*
- * How long READ responses wait for a gap before the completer asks again
- * (a loss is likelier than a reordering by then): an eighth of the ACK
- * timeout, within 50 us..4 ms; 4 ms with no timeout.
- */
-static u64 wookie_read_reorder_usec(const struct wookie_qp *qp)
-{
-	u64 usec = wookie_ack_timeout_usec(qp->timeout);
-
-	return usec ? clamp_t(u64, usec / 8, 50, 4000) : 4000;
-}
-
 /* The waiting responses wait for a new gap from now. */
 static void wookie_read_ooo_restart(struct wookie_qp *qp)
 {
 	qp->read_ooo_since = ktime_get();
 	wookie_qp_arm_timer(qp, ktime_add_us(qp->read_ooo_since,
-					     wookie_read_reorder_usec(qp)));
+					     wookie_reorder_usec(qp)));
 }
 
 static void wookie_read_ooo_keep(struct wookie_qp *qp, struct wookie_pkt *pkt)
@@ -360,12 +348,7 @@ static struct wookie_pkt *wookie_read_ooo_next(struct wookie_qp *qp)
 /* With the engine stopped: reset, destroy, a new send PSN. */
 void wookie_read_ooo_drop(struct wookie_qp *qp)
 {
-	struct wookie_pkt *pkt, *next;
-
-	list_for_each_entry_safe(pkt, next, &qp->read_ooo, list) {
-		list_del(&pkt->list);
-		wookie_pkt_free(pkt);
-	}
+	wookie_pkt_free_list(&qp->read_ooo);
 	qp->read_ooo_count = 0;
 }
 
@@ -716,7 +699,7 @@ static void wookie_read_ooo_check(struct wookie_qp *qp)
 	    qp->comp.read_gap_psn == wookie_gap_psn(qp, wqe))
 		return;
 	deadline = ktime_add_us(qp->read_ooo_since,
-				wookie_read_reorder_usec(qp));
+				wookie_reorder_usec(qp));
 	if (ktime_before(ktime_get(), deadline))
 		wookie_qp_arm_timer(qp, deadline);
 	else

@@ -137,6 +137,17 @@ void wookie_pkt_free(struct wookie_pkt *pkt)
 	kmem_cache_free(wookie_pkt_cache, pkt);
 }
 
+/* Free every packet on @list (linked by pkt->list). */
+void wookie_pkt_free_list(struct list_head *list)
+{
+	struct wookie_pkt *pkt, *next;
+
+	list_for_each_entry_safe(pkt, next, list, list) {
+		list_del(&pkt->list);
+		wookie_pkt_free(pkt);
+	}
+}
+
 /*
  * The engine's allocations: a run in a softirq may not sleep.  Only the
  * engine builds packets, with qp->runner set; without one, assume the

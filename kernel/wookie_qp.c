@@ -245,6 +245,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->req_pkts);
 	INIT_LIST_HEAD(&qp->resp_pkts);
 	INIT_LIST_HEAD(&qp->read_ooo);
+	INIT_LIST_HEAD(&qp->resp_ooo);
 	INIT_LIST_HEAD(&qp->poll_node);
 	wookie_qp_engine_init(qp);
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall);
@@ -304,7 +305,6 @@ err_count:
 
 static void wookie_qp_drop_inbound(struct wookie_qp *qp)
 {
-	struct wookie_pkt *pkt, *next;
 	unsigned long flags;
 	LIST_HEAD(drop);
 
@@ -313,9 +313,9 @@ static void wookie_qp_drop_inbound(struct wookie_qp *qp)
 	list_splice_tail_init(&qp->resp_pkts, &drop);
 	qp->num_inbound = 0;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	list_for_each_entry_safe(pkt, next, &drop, list)
-		wookie_pkt_free(pkt);
+	wookie_pkt_free_list(&drop);
 	wookie_read_ooo_drop(qp);
+	wookie_resp_ooo_drop(qp);
 }
 
 /*
@@ -572,9 +572,11 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	/* The engine reads these: change them with it stopped. */
 	wookie_qp_quiesce(qp);
-	/* A new send PSN: what waited for the old stream is not for it. */
+	/* A new send or receive PSN: what waited is of the old stream. */
 	if (mask & IB_QP_SQ_PSN)
 		wookie_read_ooo_drop(qp);
+	if (mask & IB_QP_RQ_PSN)
+		wookie_resp_ooo_drop(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
 	if (path) {

@@ -20,6 +20,8 @@ enum resp_res {
 	RESP_OK,
 	/* Drop the packet; whatever answer was due has been sent. */
 	RESP_DROP,
+	/* Kept to be taken up later (resp_ooo_wait()): not freed. */
+	RESP_KEPT,
 	/* No receive WQE for a SEND or a WRITE with immediate. */
 	RESP_RNR,
 	/* Malformed request: sequence, length, access of the QP. */
@@ -46,6 +48,13 @@ enum resp_res {
 #define RESP_GRH_LEN sizeof(union rdma_network_hdr)
 /* RoCEv2 ICRC, on the wire after the pad. */
 #define RESP_ICRC_LEN 4
+
+/*
+ * Requests that may wait ahead of a gap for it to fill, and how many
+ * waiting make the responder NAK the gap (resp_ooo_wait()).
+ */
+#define WOOKIE_RESP_OOO_MAX 16
+#define WOOKIE_RESP_OOO_NAK 8
 
 static inline struct wookie_dev *resp_wdev(struct wookie_qp *qp)
 {
@@ -535,6 +544,69 @@ static enum resp_res resp_check_psn_uc(struct wookie_qp *qp,
 	return RESP_DROP;
 }
 
+/* One NAK per gap: the requester resends from resp.psn. */
+static void resp_seq_nak(struct wookie_qp *qp)
+{
+	if (qp->resp.nak_sent)
+		return;
+	qp->resp.nak_sent = true;
+	resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, qp->resp.psn);
+}
+
+/* The waiting requests wait for a new gap from now. */
+static void resp_ooo_restart(struct wookie_qp *qp)
+{
+	qp->resp_ooo_since = ktime_get();
+	wookie_qp_arm_timer(qp, ktime_add_us(qp->resp_ooo_since,
+					     wookie_reorder_usec(qp)));
+}
+
+/*
+ * An RC request came @diff PSNs ahead of the one expected.  A link that
+ * reorders (netem, ECMP) delivers the missing one a moment later, but a
+ * sequence NAK at once sends the requester back over everything after
+ * it, and the packets of the first try still on their way then arrive
+ * ahead of those sent again, each gap another NAK: on the sanitizer
+ * kernel under netem's reordering the retransmissions buried the host
+ * until a WRITE ran out of retries.  So up to WOOKIE_RESP_OOO_MAX
+ * requests at most a send window ahead wait, in PSN order, for the gap
+ * to fill; the gap is NAKed when WOOKIE_RESP_OOO_NAK wait, or after the
+ * reorder time (wookie_resp_ooo_check()).  Not on the local path, which
+ * never reorders and whose packets hold the peer's memory.
+ */
+static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
+				   struct wookie_pkt *pkt, int diff)
+{
+	u32 psn = pkt->hdrs.bth.psn;
+	struct wookie_pkt *pos;
+
+	if (qp->local || pkt->ref || pkt->in_buf ||
+	    diff > WOOKIE_WINDOW_MAX) {
+		resp_seq_nak(qp);
+		return RESP_DROP;
+	}
+	list_for_each_entry(pos, &qp->resp_ooo, list) {
+		int d = wookie_psn_diff(psn, pos->hdrs.bth.psn);
+
+		if (!d)
+			return RESP_DROP;	/* sent again: one waits */
+		if (d < 0)
+			break;
+	}
+	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_MAX) {
+		resp_seq_nak(qp);
+		return RESP_DROP;
+	}
+	if (!qp->resp_ooo_count)
+		resp_ooo_restart(qp);
+	/* Before @pos, or last when the loop ran off the end. */
+	list_add_tail(&pkt->list, &pos->list);
+	qp->resp_ooo_count++;
+	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_NAK)
+		resp_seq_nak(qp);
+	return RESP_KEPT;
+}
+
 static enum resp_res resp_check_psn(struct wookie_qp *qp,
 				    struct wookie_pkt *pkt)
 {
@@ -546,12 +618,7 @@ static enum resp_res resp_check_psn(struct wookie_qp *qp,
 		return resp_check_psn_uc(qp, pkt, diff);
 	if (diff > 0) {
 		wookie_count(resp_wdev(qp), WOOKIE_CNT_OUT_OF_SEQ_REQ);
-		/* One NAK per gap: the requester resends from resp.psn. */
-		if (!resp->nak_sent) {
-			resp->nak_sent = true;
-			resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, resp->psn);
-		}
-		return RESP_DROP;
+		return resp_ooo_wait(qp, pkt, diff);
 	}
 	if (diff < 0)
 		return resp_duplicate(qp, pkt);
@@ -924,7 +991,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		      enum resp_res res)
 {
-	if (res == RESP_OK || res == RESP_DROP)
+	if (res == RESP_OK || res == RESP_DROP || res == RESP_KEPT)
 		return;
 	if (qp->kind == WOOKIE_QP_KIND_RC) {
 		resp_fail_rc(qp, pkt, res);
@@ -1060,7 +1127,8 @@ static bool resp_accepts(struct wookie_qp *qp, const struct wookie_pkt *pkt)
 	return qp->kind == WOOKIE_QP_KIND_UD || qp->mtu_bytes;
 }
 
-static void resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
+/* Returns true when it kept @pkt (to be taken up later). */
+static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	enum resp_res res;
 
@@ -1077,6 +1145,68 @@ static void resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		resp_acknowledge(qp, pkt);
 	else
 		resp_fail(qp, pkt, res);
+	return res == RESP_KEPT;
+}
+
+/* With the engine stopped: reset, destroy, a new receive PSN. */
+void wookie_resp_ooo_drop(struct wookie_qp *qp)
+{
+	wookie_pkt_free_list(&qp->resp_ooo);
+	qp->resp_ooo_count = 0;
+}
+
+/*
+ * Take up the requests that waited, as far as the gap before them has
+ * filled; drop those the stream has passed.  Bounded: each turn takes
+ * one off the list.  Those still waiting wait for the next gap.
+ */
+static void resp_ooo_drain(struct wookie_qp *qp)
+{
+	struct wookie_pkt *pkt;
+	bool moved = false;
+	int diff;
+
+	while ((pkt = list_first_entry_or_null(&qp->resp_ooo,
+					       struct wookie_pkt, list))) {
+		diff = wookie_psn_diff(pkt->hdrs.bth.psn, qp->resp.psn);
+		if (diff > 0)
+			break;
+		if (!diff && !wookie_responder_continue(qp))
+			return;
+		list_del(&pkt->list);
+		qp->resp_ooo_count--;
+		moved = true;
+		/* Never kept again: at the expected PSN, or a duplicate. */
+		if (!diff && resp_state_ok(qp))
+			resp_rc_uc(qp, pkt);
+		wookie_pkt_free(pkt);
+	}
+	if (moved && qp->resp_ooo_count)
+		resp_ooo_restart(qp);
+}
+
+/*
+ * At the end of the engine's pass over the requests that came: those
+ * that waited past the reorder time make the gap a loss, NAKed once.
+ */
+void wookie_resp_ooo_check(struct wookie_qp *qp)
+{
+	ktime_t deadline;
+
+	if (!qp->resp_ooo_count)
+		return;
+	if (!resp_state_ok(qp)) {
+		wookie_resp_ooo_drop(qp);
+		return;
+	}
+	resp_ooo_drain(qp);
+	if (!qp->resp_ooo_count || qp->resp.nak_sent)
+		return;
+	deadline = ktime_add_us(qp->resp_ooo_since, wookie_reorder_usec(qp));
+	if (ktime_before(ktime_get(), deadline))
+		wookie_qp_arm_timer(qp, deadline);
+	else
+		resp_seq_nak(qp);
 }
 
 /* An RC READ request for PSNs already executed: a retry. */
@@ -1102,10 +1232,14 @@ void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	 */
 	if (!resp_read_retry(qp, pkt) && !wookie_responder_continue(qp))
 		goto out;
-	if (qp->kind == WOOKIE_QP_KIND_UD)
+	if (qp->kind == WOOKIE_QP_KIND_UD) {
 		resp_fail(qp, pkt, resp_execute_ud(qp, pkt));
-	else
-		resp_rc_uc(qp, pkt);
+	} else {
+		if (resp_rc_uc(qp, pkt))
+			return;
+		if (qp->resp_ooo_count)
+			resp_ooo_drain(qp);
+	}
 out:
 	wookie_pkt_free(pkt);
 }

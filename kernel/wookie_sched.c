@@ -160,6 +160,9 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 		budget -= wookie_pkt_cost(pkt);
 		wookie_responder(qp, pkt);
 	}
+	/* After the requests that came: one may fill the gap they wait on. */
+	if (budget > 0)
+		wookie_resp_ooo_check(qp);
 	wookie_resp_flush_ack(qp);
 	if (budget <= 0)
 		more = true;

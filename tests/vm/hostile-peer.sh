@@ -19,7 +19,8 @@
 #      a late ACK after an ACK timeout, which must spare the requester
 #      sending again what it covers, a fenced WRITE that must go again
 #      ahead of the READ after it, and an old ACK repeated for ever, which
-#      may hold the ACK timeout only a bounded number of times;
+#      may hold the ACK timeout only a bounded number of times; and a
+#      SEND one PSN ahead, kept until the SEND before it comes;
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -426,6 +427,29 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	sniff_expect "good-write is ACKed" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $((Q + 1))) syndrome 0x[01]"
 	tgt_is "good-write wrote the MR" "check mr 0 64 0xa5" '^mismatch 0$'
 	tgt_is "and nothing else" "nonzero mr 64 4032" '^nonzero 0$'
+
+	# Reordered: a SEND one PSN ahead waits for the gap before it (NAKed
+	# after the reorder time, 4 ms with the target's infinite timeout);
+	# the SEND that fills the gap is taken up with it, in PSN order, and
+	# one ACK covers both.
+	R=$((Q + 2))
+	tgt_is "post two receives" recv '^ok$'
+	tgt recv
+	case_ "good-send one PSN ahead: kept, the gap NAKed" hostA "$A" "$B" \
+		"$T_QPN" good-send --psn $((R + 1)) --fill 0x22 -- \
+		zzb:out_of_seq_request=1 zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
+		zza:rx_drop_no_qp=1
+	sniff_expect "the gap is NAKed" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $R) syndrome 0x60"
+	tgt_is "nothing completed yet" "poll 300" '^wc 0$'
+	case_ "good-send fills the gap" hostA "$A" "$B" "$T_QPN" good-send \
+		--psn "$R" --fill 0x33 -- zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
+		zzb:ack_deferred=1 zza:rx_drop_no_qp=1
+	tgt_is "both complete" "poll 3000 2" \
+		'^wc 2 success/recv/64 success/recv/64$'
+	tgt_is "in PSN order: the later SEND's data is the last" \
+		"check rbuf 0 64 0x22" '^mismatch 0$'
+	sniff_expect "one ACK covers both" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $((R + 1))) syndrome 0x[01]"
+	sniff_none "after the gap filled"
 	tgt_is "still RTS" state '^state RTS$'
 	tgt_stop
 fi
