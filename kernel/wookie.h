@@ -702,10 +702,14 @@ struct wookie_qp {
 	struct list_head read_ooo;
 	u32 read_ooo_count;
 	ktime_t read_ooo_since;
-	/* The same for requests that came ahead of a gap (wookie_resp.c). */
+	/*
+	 * The same for requests that came ahead of a gap (wookie_resp.c),
+	 * and the PSN expected when they started to wait for it.
+	 */
 	struct list_head resp_ooo;
 	u32 resp_ooo_count;
 	ktime_t resp_ooo_since;
+	u32 resp_ooo_psn;
 	/* Runs completer, responder and requester, in that order. */
 	struct work_struct work;
 	/* Who runs the engine now; see wookie_sched.c. */

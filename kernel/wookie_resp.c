@@ -553,9 +553,10 @@ static void resp_seq_nak(struct wookie_qp *qp)
 	resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, qp->resp.psn);
 }
 
-/* The waiting requests wait for a new gap from now. */
+/* The waiting requests wait for the gap at resp.psn from now. */
 static void resp_ooo_restart(struct wookie_qp *qp)
 {
+	qp->resp_ooo_psn = qp->resp.psn;
 	qp->resp_ooo_since = ktime_get();
 	wookie_qp_arm_timer(qp, ktime_add_us(qp->resp_ooo_since,
 					     wookie_reorder_usec(qp)));
@@ -581,7 +582,7 @@ static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
 	struct wookie_pkt *pos;
 
 	if (qp->local || pkt->ref || pkt->in_buf ||
-	    diff > WOOKIE_WINDOW_MAX) {
+	    diff >= WOOKIE_WINDOW_MAX) {
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
@@ -1158,12 +1159,11 @@ void wookie_resp_ooo_drop(struct wookie_qp *qp)
 /*
  * Take up the requests that waited, as far as the gap before them has
  * filled; drop those the stream has passed.  Bounded: each turn takes
- * one off the list.  Those still waiting wait for the next gap.
+ * one off the list.
  */
 static void resp_ooo_drain(struct wookie_qp *qp)
 {
 	struct wookie_pkt *pkt;
-	bool moved = false;
 	int diff;
 
 	while ((pkt = list_first_entry_or_null(&qp->resp_ooo,
@@ -1175,22 +1175,23 @@ static void resp_ooo_drain(struct wookie_qp *qp)
 			return;
 		list_del(&pkt->list);
 		qp->resp_ooo_count--;
-		moved = true;
 		/* Never kept again: at the expected PSN, or a duplicate. */
 		if (!diff && resp_state_ok(qp))
 			resp_rc_uc(qp, pkt);
 		wookie_pkt_free(pkt);
 	}
-	if (moved && qp->resp_ooo_count)
-		resp_ooo_restart(qp);
 }
 
 /*
  * At the end of the engine's pass over the requests that came: those
  * that waited past the reorder time make the gap a loss, NAKed once.
+ * The time counts from the last move of the expected PSN: a gap that
+ * fills one packet at a time (the requester sending it again after a
+ * NAK) is not a new loss at each.
  */
 void wookie_resp_ooo_check(struct wookie_qp *qp)
 {
+	struct wookie_pkt *head;
 	ktime_t deadline;
 
 	if (!qp->resp_ooo_count)
@@ -1200,7 +1201,18 @@ void wookie_resp_ooo_check(struct wookie_qp *qp)
 		return;
 	}
 	resp_ooo_drain(qp);
-	if (!qp->resp_ooo_count || qp->resp.nak_sent)
+	if (!qp->resp_ooo_count)
+		return;
+	if (qp->resp.psn != qp->resp_ooo_psn)
+		resp_ooo_restart(qp);
+	/*
+	 * Nor while an earlier READ's responses go out (the NAK would
+	 * overtake them) or hold back the request expected, which waits
+	 * here: the passes that send them come back to it.
+	 */
+	head = list_first_entry(&qp->resp_ooo, struct wookie_pkt, list);
+	if (qp->resp.nak_sent || qp->resp.read_cur ||
+	    wookie_psn_diff(head->hdrs.bth.psn, qp->resp.psn) <= 0)
 		return;
 	deadline = ktime_add_us(qp->resp_ooo_since, wookie_reorder_usec(qp));
 	if (ktime_before(ktime_get(), deadline))

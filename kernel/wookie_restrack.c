@@ -73,6 +73,8 @@ static int wookie_res_put_qp(struct sk_buff *msg, struct wookie_qp *qp)
 		{ "rq_prod", wookie_res_index(qp->rq.hdr, true) },
 		{ "rq_cons", READ_ONCE(qp->rq_consumer) },
 		{ "inbound", READ_ONCE(qp->num_inbound) },
+		{ "read_ooo", READ_ONCE(qp->read_ooo_count) },
+		{ "resp_ooo", READ_ONCE(qp->resp_ooo_count) },
 		{ "run_flags", (u32)READ_ONCE(qp->run_flags) },
 		{ "timer_armed", hrtimer_active(&qp->timer) },
 		{ "timer_left_us", wookie_res_us(hrtimer_get_remaining(&qp->timer)) },
