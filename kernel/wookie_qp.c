@@ -572,10 +572,13 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	/* The engine reads these: change them with it stopped. */
 	wookie_qp_quiesce(qp);
-	/* A new send or receive PSN: what waited is of the old stream. */
-	if (mask & IB_QP_SQ_PSN)
+	/*
+	 * A new send or receive PSN: what waited is of the old stream.  A
+	 * new path: it was checked against the old MTU and locality.
+	 */
+	if ((mask & IB_QP_SQ_PSN) || path)
 		wookie_read_ooo_drop(qp);
-	if (mask & IB_QP_RQ_PSN)
+	if ((mask & IB_QP_RQ_PSN) || path)
 		wookie_resp_ooo_drop(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
