@@ -1146,6 +1146,7 @@ bool wookie_requester(struct wookie_qp *qp);
 /* Completer: process one response packet (consumed). */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt);
 void wookie_read_ooo_drop(struct wookie_qp *qp);
+
 /*
  * How long packets that came ahead of a gap wait for it before the gap
  * counts as a loss: an eighth of the QP's ACK timeout, within 50 us..4
@@ -1157,11 +1158,11 @@ static inline u64 wookie_reorder_usec(const struct wookie_qp *qp)
 
 	return usec ? clamp_t(u64, usec / 8, 50, 4000) : 4000;
 }
+
 /* Write completions of finished WQEs in SQ order; flush when in ERR. */
 void wookie_complete_done(struct wookie_qp *qp);
 /* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */
 void wookie_comp_check_timeout(struct wookie_qp *qp);
-/* Start the ACK timeout for packets just sent. */
 /* Responder: process one request packet (consumed). */
 void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
 /* Responder: continue an RDMA READ's responses; false if more to send. */
