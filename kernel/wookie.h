@@ -1023,6 +1023,7 @@ struct wookie_pkt *wookie_pkt_alloc(struct wookie_dev *wdev, u32 len,
 struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp);
 void wookie_pkt_free(struct wookie_pkt *pkt);
 void wookie_pkt_free_list(struct list_head *list);
+struct list_head *wookie_pkt_list_pos(struct list_head *list, u32 psn);
 /*
  * Allocate a packet and write the headers of @h into it (P_Key, TVer and
  * pad are filled here; @h->bth.opcode, psn, dest_qp and the extended

@@ -252,38 +252,12 @@ static bool wookie_is_read_response(u8 op)
 	       op <= WOOKIE_OP_READ_RESPONSE_ONLY;
 }
 
-static bool wookie_read_ooo_has(struct wookie_qp *qp, u32 psn)
-{
-	struct wookie_pkt *pos;
-
-	list_for_each_entry(pos, &qp->read_ooo, list)
-		if (pos->hdrs.bth.psn == psn)
-			return true;
-	return false;
-}
-
 /* The waiting responses wait for a new gap from now. */
 static void wookie_read_ooo_restart(struct wookie_qp *qp)
 {
 	qp->read_ooo_since = ktime_get();
 	wookie_qp_arm_timer(qp, ktime_add_us(qp->read_ooo_since,
 					     wookie_reorder_usec(qp)));
-}
-
-static void wookie_read_ooo_keep(struct wookie_qp *qp, struct wookie_pkt *pkt)
-{
-	u32 psn = pkt->hdrs.bth.psn;
-	struct wookie_pkt *pos;
-
-	if (!qp->read_ooo_count)
-		wookie_read_ooo_restart(qp);
-	list_for_each_entry(pos, &qp->read_ooo, list) {
-		if (wookie_psn_diff(psn, pos->hdrs.bth.psn) < 0)
-			break;
-	}
-	/* Before @pos, or last when the loop ran off the end. */
-	list_add_tail(&pkt->list, &pos->list);
-	qp->read_ooo_count++;
 }
 
 /*
@@ -303,7 +277,10 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 				 struct wookie_send_wqe *wqe,
 				 struct wookie_pkt *pkt)
 {
-	if (wookie_read_ooo_has(qp, pkt->hdrs.bth.psn)) {
+	struct list_head *pos;
+
+	pos = wookie_pkt_list_pos(&qp->read_ooo, pkt->hdrs.bth.psn);
+	if (!pos) {
 		wookie_comp_hold(qp);	/* a duplicate */
 		return false;
 	}
@@ -312,7 +289,10 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 		wookie_ask_again(qp, wqe);
 		return false;
 	}
-	wookie_read_ooo_keep(qp, pkt);
+	if (!qp->read_ooo_count)
+		wookie_read_ooo_restart(qp);
+	list_add_tail(&pkt->list, pos);
+	qp->read_ooo_count++;
 	if (qp->read_ooo_count >= WOOKIE_READ_OOO_ASK)
 		wookie_ask_again(qp, wqe);
 	return true;

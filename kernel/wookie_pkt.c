@@ -17,6 +17,7 @@
 #include <rdma/ib_mad.h>
 
 #include "wookie.h"
+#include "portable/wookie_psn.h"
 #include "portable/wookie_icrc.h"
 
 static struct kmem_cache *wookie_pkt_cache;
@@ -135,6 +136,26 @@ void wookie_pkt_free(struct wookie_pkt *pkt)
 	}
 	consume_skb(pkt->skb);
 	kmem_cache_free(wookie_pkt_cache, pkt);
+}
+
+/*
+ * Where a packet with @psn goes in @list, which the reorder buffers keep
+ * in PSN order: the entry to insert it before (the head when it goes
+ * last), or NULL when the list holds that PSN already.
+ */
+struct list_head *wookie_pkt_list_pos(struct list_head *list, u32 psn)
+{
+	struct wookie_pkt *pos;
+	int d;
+
+	list_for_each_entry(pos, list, list) {
+		d = wookie_psn_diff(psn, pos->hdrs.bth.psn);
+		if (!d)
+			return NULL;
+		if (d < 0)
+			return &pos->list;
+	}
+	return list;
 }
 
 /* Free every packet on @list (linked by pkt->list). */

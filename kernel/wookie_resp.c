@@ -578,30 +578,23 @@ static void resp_ooo_restart(struct wookie_qp *qp)
 static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
 				   struct wookie_pkt *pkt, int diff)
 {
-	u32 psn = pkt->hdrs.bth.psn;
-	struct wookie_pkt *pos;
+	struct list_head *pos;
 
 	if (qp->local || pkt->ref || pkt->in_buf ||
 	    diff >= WOOKIE_WINDOW_MAX) {
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
-	list_for_each_entry(pos, &qp->resp_ooo, list) {
-		int d = wookie_psn_diff(psn, pos->hdrs.bth.psn);
-
-		if (!d)
-			return RESP_DROP;	/* sent again: one waits */
-		if (d < 0)
-			break;
-	}
+	pos = wookie_pkt_list_pos(&qp->resp_ooo, pkt->hdrs.bth.psn);
+	if (!pos)
+		return RESP_DROP;	/* sent again: one waits */
 	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_MAX) {
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
 	if (!qp->resp_ooo_count)
 		resp_ooo_restart(qp);
-	/* Before @pos, or last when the loop ran off the end. */
-	list_add_tail(&pkt->list, &pos->list);
+	list_add_tail(&pkt->list, pos);
 	qp->resp_ooo_count++;
 	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_NAK)
 		resp_seq_nak(qp);
@@ -1149,7 +1142,10 @@ static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	return res == RESP_KEPT;
 }
 
-/* With the engine stopped: reset, destroy, a new receive PSN. */
+/*
+ * With the engine stopped (reset, destroy, a new receive PSN or path), or
+ * from it once the QP left the states that take requests.
+ */
 void wookie_resp_ooo_drop(struct wookie_qp *qp)
 {
 	wookie_pkt_free_list(&qp->resp_ooo);
@@ -1206,7 +1202,7 @@ void wookie_resp_ooo_check(struct wookie_qp *qp)
 	if (qp->resp.psn != qp->resp_ooo_psn)
 		resp_ooo_restart(qp);
 	/*
-	 * Nor while an earlier READ's responses go out (the NAK would
+	 * No NAK while an earlier READ's responses go out (it would
 	 * overtake them) or hold back the request expected, which waits
 	 * here: the passes that send them come back to it.
 	 */
