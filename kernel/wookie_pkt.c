@@ -8,7 +8,9 @@
  * as if it had come from the network, so the engine never relies on its
  * sender's memory.
  */
+#include <linux/local_lock.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/skbuff.h>
 #include <linux/ipv6.h>
@@ -20,9 +22,71 @@
 #include "portable/wookie_psn.h"
 #include "portable/wookie_icrc.h"
 
-static struct kmem_cache *wookie_pkt_cache;
-static struct kmem_cache *wookie_pkt_buf_cache;
-static struct kmem_cache *wookie_pkt_ref_cache;
+/* The three objects a packet may be made of, each from its own cache. */
+enum wookie_pkt_kind {
+	/* A descriptor around an sk_buff. */
+	WOOKIE_PKT_SKB,
+	/* A descriptor with the packet in it (the local path). */
+	WOOKIE_PKT_BUF,
+	/* The MR segments of a payload sent by reference (the local path). */
+	WOOKIE_PKT_REF,
+	WOOKIE_PKT_KINDS,
+};
+
+static struct kmem_cache *wookie_pkt_caches[WOOKIE_PKT_KINDS];
+
+/*
+ * Freed packet objects, kept per CPU for the next packet: a round trip
+ * allocated and freed three or four of them, and the slab allocator
+ * zeroes each object it hands out (init_on_alloc, on in Debian's
+ * kernels), the largest item of the kernel's share in the local latency
+ * profiles.  Irqs off around it: packets are built and freed in system
+ * calls, kworkers and softirqs.  Not under KASAN, which should see every
+ * use after free of a packet.
+ */
+#define WOOKIE_PKT_STASH_MAX 16
+#define WOOKIE_PKT_STASH_DEPTH \
+	(IS_ENABLED(CONFIG_KASAN) ? 0 : WOOKIE_PKT_STASH_MAX)
+
+struct wookie_pkt_stash {
+	local_lock_t lock;
+	unsigned int count[WOOKIE_PKT_KINDS];
+	void *obj[WOOKIE_PKT_KINDS][WOOKIE_PKT_STASH_MAX];
+};
+
+static DEFINE_PER_CPU(struct wookie_pkt_stash, wookie_pkt_stash) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+static void *wookie_pkt_obj_alloc(enum wookie_pkt_kind kind, gfp_t gfp)
+{
+	struct wookie_pkt_stash *stash;
+	unsigned long flags;
+	void *obj = NULL;
+
+	local_lock_irqsave(&wookie_pkt_stash.lock, flags);
+	stash = this_cpu_ptr(&wookie_pkt_stash);
+	if (stash->count[kind])
+		obj = stash->obj[kind][--stash->count[kind]];
+	local_unlock_irqrestore(&wookie_pkt_stash.lock, flags);
+	return obj ?: kmem_cache_alloc(wookie_pkt_caches[kind], gfp);
+}
+
+static void wookie_pkt_obj_free(enum wookie_pkt_kind kind, void *obj)
+{
+	struct wookie_pkt_stash *stash;
+	unsigned long flags;
+
+	local_lock_irqsave(&wookie_pkt_stash.lock, flags);
+	stash = this_cpu_ptr(&wookie_pkt_stash);
+	if (stash->count[kind] < WOOKIE_PKT_STASH_DEPTH) {
+		stash->obj[kind][stash->count[kind]++] = obj;
+		obj = NULL;
+	}
+	local_unlock_irqrestore(&wookie_pkt_stash.lock, flags);
+	if (obj)
+		kmem_cache_free(wookie_pkt_caches[kind], obj);
+}
 
 /*
  * Off: packets between QPs of one device go through the UDP socket too
@@ -43,25 +107,42 @@ bool wookie_local_path(void)
 
 int wookie_pkt_cache_init(void)
 {
-	wookie_pkt_cache = KMEM_CACHE(wookie_pkt, 0);
-	wookie_pkt_buf_cache = kmem_cache_create("wookie_pkt_buf",
-						 sizeof(struct wookie_pkt) +
-						 WOOKIE_PKT_BUF_BYTES,
-						 0, 0, NULL);
-	wookie_pkt_ref_cache = KMEM_CACHE(wookie_pkt_ref, 0);
-	if (!wookie_pkt_cache || !wookie_pkt_buf_cache ||
-	    !wookie_pkt_ref_cache) {
+	struct kmem_cache **c = wookie_pkt_caches;
+
+	c[WOOKIE_PKT_SKB] = KMEM_CACHE(wookie_pkt, 0);
+	c[WOOKIE_PKT_BUF] = kmem_cache_create("wookie_pkt_buf",
+					      sizeof(struct wookie_pkt) +
+					      WOOKIE_PKT_BUF_BYTES,
+					      0, 0, NULL);
+	c[WOOKIE_PKT_REF] = KMEM_CACHE(wookie_pkt_ref, 0);
+	if (!c[WOOKIE_PKT_SKB] || !c[WOOKIE_PKT_BUF] || !c[WOOKIE_PKT_REF]) {
 		wookie_pkt_cache_exit();
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+/* After the last device: no packet is left but those in the stashes. */
 void wookie_pkt_cache_exit(void)
 {
-	kmem_cache_destroy(wookie_pkt_ref_cache);
-	kmem_cache_destroy(wookie_pkt_buf_cache);
-	kmem_cache_destroy(wookie_pkt_cache);
+	struct wookie_pkt_stash *stash;
+	unsigned int n;
+	int cpu, kind;
+
+	for_each_possible_cpu(cpu) {
+		stash = per_cpu_ptr(&wookie_pkt_stash, cpu);
+		for (kind = 0; kind < WOOKIE_PKT_KINDS; kind++) {
+			while (stash->count[kind]) {
+				n = --stash->count[kind];
+				kmem_cache_free(wookie_pkt_caches[kind],
+						stash->obj[kind][n]);
+			}
+		}
+	}
+	for (kind = 0; kind < WOOKIE_PKT_KINDS; kind++) {
+		kmem_cache_destroy(wookie_pkt_caches[kind]);
+		wookie_pkt_caches[kind] = NULL;
+	}
 }
 
 static void wookie_pkt_init(struct wookie_pkt *pkt, struct sk_buff *skb,
@@ -79,7 +160,7 @@ struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
 {
 	struct wookie_pkt *pkt;
 
-	pkt = kmem_cache_alloc(wookie_pkt_cache, gfp);
+	pkt = wookie_pkt_obj_alloc(WOOKIE_PKT_SKB, gfp);
 	if (pkt)
 		wookie_pkt_init(pkt, skb, skb->data, len);
 	return pkt;
@@ -94,7 +175,7 @@ static struct wookie_pkt *wookie_pkt_alloc_buf(u32 len, gfp_t gfp)
 {
 	struct wookie_pkt *pkt;
 
-	pkt = kmem_cache_alloc(wookie_pkt_buf_cache, gfp);
+	pkt = wookie_pkt_obj_alloc(WOOKIE_PKT_BUF, gfp);
 	if (pkt)
 		wookie_pkt_init(pkt, NULL, pkt->buf, len);
 	return pkt;
@@ -128,14 +209,14 @@ void wookie_pkt_free(struct wookie_pkt *pkt)
 	if (ref) {
 		for (i = 0; i < ref->num_segs; i++)
 			wookie_mr_put(ref->seg[i].mr);
-		kmem_cache_free(wookie_pkt_ref_cache, ref);
+		wookie_pkt_obj_free(WOOKIE_PKT_REF, ref);
 	}
 	if (pkt->in_buf) {
-		kmem_cache_free(wookie_pkt_buf_cache, pkt);
+		wookie_pkt_obj_free(WOOKIE_PKT_BUF, pkt);
 		return;
 	}
 	consume_skb(pkt->skb);
-	kmem_cache_free(wookie_pkt_cache, pkt);
+	wookie_pkt_obj_free(WOOKIE_PKT_SKB, pkt);
 }
 
 /*
@@ -247,10 +328,10 @@ struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
 	if (!pkt)
 		return NULL;
 	gfp = wookie_engine_gfp(qp);
-	pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache,
-				    wookie_engine_gfp_nowait(gfp));
+	pkt->ref = wookie_pkt_obj_alloc(WOOKIE_PKT_REF,
+					wookie_engine_gfp_nowait(gfp));
 	if (!pkt->ref && gfpflags_allow_blocking(gfp))
-		pkt->ref = kmem_cache_alloc(wookie_pkt_ref_cache, gfp);
+		pkt->ref = wookie_pkt_obj_alloc(WOOKIE_PKT_REF, gfp);
 	if (!pkt->ref) {
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_SEND_ERR);
