@@ -27,6 +27,8 @@
 # 64-byte write message rate) run once more for a time, with perf record
 # -a over BENCH_PROFILE_SECS (default 8) of their traffic (perf_run);
 # reports in the output dir.
+# BENCH_LAT_TESTS, BENCH_BW_TESTS, BENCH_BW_SIZES, BENCH_MR_QPS narrow
+# the figures (empty: none of that kind).
 # BENCH_TYPES: the device types to run (default "rxe siw wookie
 # wookie_poll"; wookie_poll is wookie with sq_poll_idle_us=BENCH_POLL_US,
 # default 100).
@@ -50,8 +52,9 @@ if [ "$MODE" = smoke ]; then
 else
 	TOPOS=${BENCH_TOPOS:-1dev 2dev} LOADS=${BENCH_LOADS:-quiet busy}
 	LAT_N=2000 BW_N=1000
-	LAT_TESTS="send write read" BW_TESTS="write read send"
-	BW_SIZES="64 4096 65536" MR_QPS="1 4"
+	LAT_TESTS=${BENCH_LAT_TESTS-send write read}
+	BW_TESTS=${BENCH_BW_TESTS-write read send}
+	BW_SIZES=${BENCH_BW_SIZES:-64 4096 65536} MR_QPS=${BENCH_MR_QPS-1 4}
 	SYSCALL_N=20000
 fi
 
@@ -74,6 +77,25 @@ vethcd_setup() {
 	ip rule add pref 11 iif lo from 10.0.3.2 to 10.0.3.1 lookup 101
 	ip rule add pref 100 lookup local
 	ip rule del pref 0 lookup local
+	rps_setup
+}
+
+# Receive packet steering off on all four veth ends (vm-run turns it on
+# for vethA and vethB), or BENCH_RPS, a hex CPU mask for all four.  With
+# RPS a packet is received on the CPU its flow hashes to, often the other
+# vCPU, woken by an interrupt (under TCG, a host thread's wakeup): the
+# figures of a run then depend on how its QPs' UDP ports hash, not on the
+# device.  Without it a packet is received on the CPU that sent it, for
+# every device type alike.
+rps_setup() {
+	local mask=${BENCH_RPS:-0} d
+
+	for d in vethA vethC vethD; do
+		echo "$mask" >/sys/class/net/$d/queues/rx-0/rps_cpus
+	done
+	ip netns exec hostB sh -c \
+		"echo $mask >/sys/class/net/vethB/queues/rx-0/rps_cpus"
+	echo "bench: RPS CPU mask $mask on vethA, vethB, vethC, vethD"
 }
 
 # The GID index of an IPv4 address on a device (IPv4-mapped GID).
