@@ -9,6 +9,7 @@
  * sender's memory.
  */
 #include <linux/local_lock.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -40,13 +41,10 @@ static struct kmem_cache *wookie_pkt_caches[WOOKIE_PKT_KINDS];
  * allocated and freed three or four of them, and the slab allocator
  * zeroes each object it hands out (init_on_alloc, on in Debian's
  * kernels), the largest item of the kernel's share in the local latency
- * profiles.  Irqs off around it: packets are built and freed in system
- * calls, kworkers and softirqs.  Not under KASAN, which should see every
- * use after free of a packet.
+ * profiles.  A local_lock with irqs off: packets are built and freed in
+ * system calls, kworkers and softirqs.
  */
 #define WOOKIE_PKT_STASH_MAX 16
-#define WOOKIE_PKT_STASH_DEPTH \
-	(IS_ENABLED(CONFIG_KASAN) ? 0 : WOOKIE_PKT_STASH_MAX)
 
 struct wookie_pkt_stash {
 	local_lock_t lock;
@@ -58,12 +56,24 @@ static DEFINE_PER_CPU(struct wookie_pkt_stash, wookie_pkt_stash) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 
+/*
+ * Not under KASAN or KMSAN, which should see every use after free of a
+ * packet, nor with init_on_free, whose freed bytes (user data) must go.
+ */
+static bool wookie_pkt_stash_on(void)
+{
+	return !IS_ENABLED(CONFIG_KASAN) && !IS_ENABLED(CONFIG_KMSAN) &&
+	       !want_init_on_free();
+}
+
 static void *wookie_pkt_obj_alloc(enum wookie_pkt_kind kind, gfp_t gfp)
 {
 	struct wookie_pkt_stash *stash;
 	unsigned long flags;
 	void *obj = NULL;
 
+	if (!wookie_pkt_stash_on())
+		return kmem_cache_alloc(wookie_pkt_caches[kind], gfp);
 	local_lock_irqsave(&wookie_pkt_stash.lock, flags);
 	stash = this_cpu_ptr(&wookie_pkt_stash);
 	if (stash->count[kind])
@@ -77,9 +87,13 @@ static void wookie_pkt_obj_free(enum wookie_pkt_kind kind, void *obj)
 	struct wookie_pkt_stash *stash;
 	unsigned long flags;
 
+	if (!wookie_pkt_stash_on()) {
+		kmem_cache_free(wookie_pkt_caches[kind], obj);
+		return;
+	}
 	local_lock_irqsave(&wookie_pkt_stash.lock, flags);
 	stash = this_cpu_ptr(&wookie_pkt_stash);
-	if (stash->count[kind] < WOOKIE_PKT_STASH_DEPTH) {
+	if (stash->count[kind] < WOOKIE_PKT_STASH_MAX) {
 		stash->obj[kind][stash->count[kind]++] = obj;
 		obj = NULL;
 	}
