@@ -30,10 +30,10 @@ cm_pair() {
 	read -ra scmd <<<"${4//%p/$port}"
 	read -ra cmd <<<"${5//%p/$port}"
 	cm_port=$((cm_port + 1))
-	ns_run "$sns" timeout -k 5 120 "${scmd[@]}" >"$slog" 2>&1 &
+	ns_run "$sns" timeout -k 5 $((120 * RDMA_SLOW)) "${scmd[@]}" >"$slog" 2>&1 &
 	spid=$!
 	sleep 2
-	ns_run "$cns" timeout -k 5 120 "${cmd[@]}" >"$clog" 2>&1 || crc=$?
+	ns_run "$cns" timeout -k 5 $((120 * RDMA_SLOW)) "${cmd[@]}" >"$clog" 2>&1 || crc=$?
 	if [ "$crc" -ne 0 ]; then
 		sleep 3
 		kill "$spid" 2>/dev/null || true
