@@ -32,7 +32,8 @@ cm_pair() {
 	cm_port=$((cm_port + 1))
 	ns_run "$sns" timeout -k 5 $((120 * RDMA_SLOW)) "${scmd[@]}" >"$slog" 2>&1 &
 	spid=$!
-	sleep 2
+	# Time to listen: rdma_cm servers have no port to wait for.
+	sleep $((2 * RDMA_SLOW))
 	ns_run "$cns" timeout -k 5 $((120 * RDMA_SLOW)) "${cmd[@]}" >"$clog" 2>&1 || crc=$?
 	if [ "$crc" -ne 0 ]; then
 		sleep 3
