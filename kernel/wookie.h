@@ -6,6 +6,7 @@
 #ifndef WOOKIE_H
 #define WOOKIE_H
 
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/stringify.h>
 #include <linux/mutex.h>
@@ -83,6 +84,15 @@ static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
 /* QPNs 0 and 1 are the special QPs RoCE does not use here. */
 #define WOOKIE_FIRST_QPN 0x10
 #define WOOKIE_MAX_QPN 0xffffff
+/* The destination QPN of a multicast packet, never a QP's. */
+#define WOOKIE_MCAST_QPN 0xffffff
+/*
+ * Multicast (wookie_mcast.c): groups, QPs per group and attachments in
+ * all, each a small object charged to the process that attaches.
+ */
+#define WOOKIE_MAX_MCAST_GRP 8192
+#define WOOKIE_MAX_MCAST_QP_ATTACH 64
+#define WOOKIE_MAX_TOTAL_MCAST_QP_ATTACH 16384
 
 /*
  * The port's counters, as `rdma statistic show` lists them: rdma_rxe's
@@ -165,6 +175,14 @@ struct wookie_dev {
 	u32 next_qpn;
 	/* ah_num -> struct wookie_ah */
 	struct xarray ahs;
+	/*
+	 * Multicast groups by GID (wookie_mcast.c): read under RCU,
+	 * changed under mcast_lock, which also guards the counts.
+	 */
+	struct mutex mcast_lock;
+	DECLARE_HASHTABLE(mcgs, 8);
+	unsigned int num_mcg;
+	unsigned int num_mca;
 	/* Serialises atomic operations on memory, as one HCA would. */
 	spinlock_t atomic_lock;
 	/* Runs each QP's engine work; ordered per QP by the work item. */
@@ -688,6 +706,8 @@ struct wookie_qp {
 	bool destroying;
 	/* Packets on req_pkts and resp_pkts, bounded. */
 	u32 num_inbound;
+	/* Multicast groups it is attached to, under the device's mcast_lock. */
+	u32 num_mcast;
 
 	/* Inbound packets: requests for the responder, responses for the
 	 * completer; under lock.
@@ -1054,6 +1074,15 @@ static inline void wookie_pkt_src(const struct wookie_pkt *pkt,
  */
 struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 				     struct wookie_pkt *pkt);
+/* wookie_pkt_deliver() in two: the checks of any packet... */
+bool wookie_pkt_parse(struct wookie_dev *wdev, struct wookie_pkt *pkt);
+/*
+ * ... and the queueing on @qp (the caller holds a reference), which
+ * consumes @pkt; false when it was dropped.
+ */
+bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
+			struct wookie_pkt *pkt);
+struct wookie_pkt *wookie_pkt_clone(const struct wookie_pkt *pkt, gfp_t gfp);
 /*
  * Hand a packet built by @qp to its destination (it owns @pkt from now):
  * @av says where, the BTH which QP.  A QP of the same device gets it
@@ -1064,6 +1093,14 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 		     struct wookie_pkt *pkt);
 /* Is @gid one of this device's RoCEv2 addresses? */
 bool wookie_gid_is_local(struct wookie_dev *wdev, const union ib_gid *gid);
+
+/* wookie_mcast.c: multicast groups of UD QPs */
+void wookie_mcast_dev_init(struct wookie_dev *wdev);
+int wookie_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int wookie_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void wookie_mcast_detach_all(struct wookie_qp *qp);
+/* A received packet to multicast GID pkt->dgid; consumes @pkt. */
+void wookie_mcast_deliver(struct wookie_dev *wdev, struct wookie_pkt *pkt);
 
 /* wookie_net.c: RoCEv2 in UDP, one tunnel socket per network namespace */
 int wookie_net_init(void);

@@ -53,6 +53,9 @@ static int wookie_query_device(struct ib_device *ibdev,
 	attr->max_pkeys = WOOKIE_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = 15;
 	attr->max_ah = WOOKIE_MAX_AH;
+	attr->max_mcast_grp = WOOKIE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = WOOKIE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = WOOKIE_MAX_TOTAL_MCAST_QP_ATTACH;
 	return 0;
 }
 
@@ -232,6 +235,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
 	.alloc_ucontext = wookie_alloc_ucontext,
+	.attach_mcast = wookie_attach_mcast,
 	.create_ah = wookie_create_ah,
 	.create_cq = wookie_create_cq,
 	.create_qp = wookie_create_qp,
@@ -247,6 +251,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.pre_destroy_cq = wookie_pre_destroy_cq,
 	.destroy_qp = wookie_destroy_qp,
 	.destroy_srq = wookie_destroy_srq,
+	.detach_mcast = wookie_detach_mcast,
 	.disassociate_ucontext = wookie_disassociate_ucontext,
 	.fill_res_qp_entry = wookie_fill_res_qp_entry,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
@@ -295,6 +300,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	xa_init_flags(&wdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&wdev->atomic_lock);
+	wookie_mcast_dev_init(wdev);
 	wookie_upcall_dev_init(wdev);
 	wdev->ndev = ndev;
 	netdev_hold(ndev, &wdev->ndev_tracker, GFP_KERNEL);

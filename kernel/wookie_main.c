@@ -274,6 +274,8 @@ static void __exit wookie_exit(void)
 	/* No new queued unregistrations. */
 	unregister_netdevice_notifier(&wookie_netdev_notifier);
 	wookie_remove_all();
+	/* The last multicast attachments' callbacks run this module's code. */
+	rcu_barrier();
 	/* Every namespace's sockets went with its last device. */
 	wookie_net_exit();
 	wookie_pkt_cache_exit();

@@ -28,6 +28,7 @@
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
 #include <asm/unaligned.h>
 
 #include "wookie.h"
@@ -59,20 +60,23 @@ static struct wookie_net *wookie_net(struct net *net)
  * The device @dgid belongs to, with a reference (ib_device_try_get), or
  * NULL: the one on the receiving netdev first, then any of the namespace
  * (a packet to another local address arrives on the loopback device).
+ * A multicast @dgid is the receiving netdev's: the IP layer passed it up
+ * because that interface is a member of the group.
  */
 static struct wookie_dev *wookie_net_find_dev(struct wookie_net *wn,
 					      struct net_device *ndev,
 					      const union ib_gid *dgid)
 {
+	bool mcast = rdma_is_multicast_addr((struct in6_addr *)dgid->raw);
 	struct wookie_dev *wdev, *found = NULL;
 	int pass;
 
 	rcu_read_lock();
-	for (pass = 0; pass < 2 && !found; pass++) {
+	for (pass = 0; pass < (mcast ? 1 : 2) && !found; pass++) {
 		list_for_each_entry_rcu(wdev, &wn->devs, net_list) {
 			if (!pass && wdev->ndev != ndev)
 				continue;
-			if (!wookie_gid_is_local(wdev, dgid))
+			if (!mcast && !wookie_gid_is_local(wdev, dgid))
 				continue;
 			if (ib_device_try_get(&wdev->ibdev))
 				found = wdev;
@@ -174,6 +178,11 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	pkt->len = skb->len - WOOKIE_ICRC_BYTES;
+	if (rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw)) {
+		wookie_mcast_deliver(wdev, pkt);
+		ib_device_put(&wdev->ibdev);
+		return 0;
+	}
 	qp = wookie_pkt_deliver(wdev, pkt);
 	if (qp) {
 		wookie_qp_run_rx(qp);
@@ -338,6 +347,7 @@ static struct socket *wookie_udp_open(struct net *net, bool ipv6)
 		.local_udp_port = htons(WOOKIE_ROCE_UDP_PORT),
 	};
 	struct socket *sock;
+	int one = 1;
 	int err;
 
 	if (ipv6) {
@@ -352,6 +362,19 @@ static struct socket *wookie_udp_open(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tunnel);
+	/*
+	 * Multicast a QP sends reaches the QPs of this host attached to the
+	 * group by the IP layer's loopback, as a NIC loops it back to its
+	 * own QPs.  The tunnel setup turns IPv4's off; IPv6's stays on.
+	 */
+	if (!ipv6) {
+		err = sock->ops->setsockopt(sock, SOL_IP, IP_MULTICAST_LOOP,
+					    KERNEL_SOCKPTR(&one), sizeof(one));
+		if (err) {
+			udp_tunnel_sock_release(sock);
+			return ERR_PTR(err);
+		}
+	}
 	return sock;
 }
 

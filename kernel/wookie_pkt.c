@@ -357,13 +357,13 @@ struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
 	return pkt;
 }
 
-struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
-				     struct wookie_pkt *pkt)
+/*
+ * Parse @pkt's headers and check what does not depend on its QP.  False
+ * when it was dropped (freed and counted).
+ */
+bool wookie_pkt_parse(struct wookie_dev *wdev, struct wookie_pkt *pkt)
 {
 	struct wookie_hdrs *h = &pkt->hdrs;
-	enum ib_qp_state state;
-	struct wookie_qp *qp;
-	unsigned long flags;
 
 	if (wookie_hdrs_parse(pkt->data, pkt->len, h)) {
 		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
@@ -381,20 +381,29 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		wookie_count(wdev, WOOKIE_CNT_RX_BAD_PKEY);
 		goto drop;
 	}
-	qp = wookie_qp_get(wdev, h->bth.dest_qp);
-	if (!qp) {
-		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
-		goto drop;
-	}
+	return true;
+
+drop:
+	wookie_pkt_free(pkt);
+	return false;
+}
+
+bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
+			struct wookie_pkt *pkt)
+{
+	struct wookie_hdrs *h = &pkt->hdrs;
+	enum ib_qp_state state;
+	unsigned long flags;
+
 	if ((h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
 	    wookie_transport_of(qp->kind)) {
 		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
-		goto drop_put;
+		goto drop;
 	}
 	/* No link carries more than the path MTU (UD: the port's). */
 	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
 		wookie_count(wdev, WOOKIE_CNT_RX_TOO_LONG);
-		goto drop_put;
+		goto drop;
 	}
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -403,7 +412,7 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	    state == IB_QPS_ERR || qp->num_inbound >= WOOKIE_MAX_INBOUND_PKTS) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		wookie_count(wdev, WOOKIE_CNT_RX_QP_BUSY);
-		goto drop_put;
+		goto drop;
 	}
 	qp->num_inbound++;
 	if (h->flags & WOOKIE_OPF_RESPONSE) {
@@ -418,13 +427,62 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_count(wdev, WOOKIE_CNT_RCVD_PKTS);
-	return qp;
+	return true;
 
-drop_put:
-	wookie_qp_put(qp);
 drop:
 	wookie_pkt_free(pkt);
-	return NULL;
+	return false;
+}
+
+struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
+				     struct wookie_pkt *pkt)
+{
+	struct wookie_qp *qp;
+
+	if (!wookie_pkt_parse(wdev, pkt))
+		return NULL;
+	qp = wookie_qp_get(wdev, pkt->hdrs.bth.dest_qp);
+	if (!qp) {
+		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
+		wookie_pkt_free(pkt);
+		return NULL;
+	}
+	if (!wookie_pkt_enqueue(wdev, qp, pkt)) {
+		wookie_qp_put(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/*
+ * Another packet with @pkt's bytes (shared, read only) and its decode,
+ * for one more QP of a multicast group.  Received packets only.
+ */
+struct wookie_pkt *wookie_pkt_clone(const struct wookie_pkt *pkt, gfp_t gfp)
+{
+	struct wookie_pkt *copy;
+	struct sk_buff *skb;
+
+	if (WARN_ON_ONCE(!pkt->skb || pkt->ref))
+		return NULL;
+	skb = skb_clone(pkt->skb, gfp);
+	if (!skb)
+		return NULL;
+	copy = wookie_pkt_wrap(skb, pkt->len, gfp);
+	if (!copy) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	/* A clone's data is the same buffer at the same address. */
+	copy->data = pkt->data;
+	copy->sgid = pkt->sgid;
+	copy->dgid = pkt->dgid;
+	copy->network_type = pkt->network_type;
+	copy->hop_limit = pkt->hop_limit;
+	copy->traffic_class = pkt->traffic_class;
+	copy->flow_label = pkt->flow_label;
+	copy->hdrs = pkt->hdrs;
+	return copy;
 }
 
 /* Is @gid one of this device's addresses (a destination we can reach)? */

@@ -275,7 +275,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	} else {
 		err = xa_alloc_cyclic_irq(&wdev->qps, &qpn, NULL,
 					  XA_LIMIT(WOOKIE_FIRST_QPN,
-						   WOOKIE_MAX_QPN),
+						   WOOKIE_MCAST_QPN - 1),
 					  &wdev->next_qpn, GFP_KERNEL);
 	}
 	if (err < 0)
@@ -670,6 +670,7 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	unsigned long flags;
 
 	/* No new deliveries, then wait for those in progress. */
+	wookie_mcast_detach_all(qp);
 	xa_erase_irq(&wdev->qps, ibqp->qp_num);
 	wookie_qp_unpoll(qp);
 	wookie_qp_put(qp);

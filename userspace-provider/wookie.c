@@ -82,6 +82,7 @@ static void wookie_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops wookie_ctx_ops = {
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = wookie_bind_mw,
 	.create_ah = wookie_create_ah,
 	.create_cq = wookie_create_cq,
@@ -96,6 +97,7 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.destroy_cq = wookie_destroy_cq,
 	.destroy_qp = wookie_destroy_qp,
 	.destroy_srq = wookie_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = wookie_free_context,
 	.modify_qp = wookie_modify_qp,
 	.modify_srq = wookie_modify_srq,
