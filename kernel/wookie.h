@@ -1099,6 +1099,7 @@ void wookie_mcast_dev_init(struct wookie_dev *wdev);
 int wookie_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int wookie_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void wookie_mcast_detach_all(struct wookie_qp *qp);
+void wookie_mcast_dev_fini(struct wookie_dev *wdev);
 /* A received packet to multicast GID pkt->dgid; consumes @pkt. */
 void wookie_mcast_deliver(struct wookie_dev *wdev, struct wookie_pkt *pkt);
 

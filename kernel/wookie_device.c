@@ -140,6 +140,7 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&wdev->keys);
 	xa_destroy(&wdev->qps);
 	xa_destroy(&wdev->ahs);
+	wookie_mcast_dev_fini(wdev);
 	netdev_put(wdev->ndev, &wdev->ndev_tracker);
 	wookie_device_dealloced(wdev);
 }

@@ -9,11 +9,17 @@
  * datagram up only on an interface that is a member, as a NIC's filter
  * would.  rdma_cm joins IPv4 groups itself too; the IP layer counts both.
  *
+ * The membership is the IP layer's from then on: it goes with the
+ * interface's IPv6 state if the netdev's MTU drops below 1280 (this
+ * group then receives no more IPv6 packets), and ip_mc_inc_group() says
+ * nothing when it cannot allocate.
+ *
  * Packets to a group come in on the tunnel socket like any other (those
  * a QP of this host sends to a group it is a member of, too: the IP
  * layer loops multicast back) and each QP attached gets its own copy.
  * Readers walk the groups under RCU; an attachment holds a reference to
- * its QP until a grace period after it is gone.
+ * its QP until a grace period after it is gone.  Changes take rtnl (for
+ * the IP layer), then mcast_lock.
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
@@ -40,6 +46,12 @@ struct wookie_mca {
 	struct list_head list;
 	/* Holds a reference, dropped a grace period after detach. */
 	struct wookie_qp *qp;
+	/*
+	 * Attaches of the QP to the group: ib_core counts each one that
+	 * succeeds (the QP cannot be destroyed until as many detaches), and
+	 * uverbs tells attaches apart by their LID, which RoCE ignores.
+	 */
+	u32 count;
 	struct rcu_head rcu;
 };
 
@@ -60,15 +72,15 @@ static struct wookie_mcg *wookie_mcg_find(struct wookie_dev *wdev,
 {
 	struct wookie_mcg *mcg;
 
-	hash_for_each_possible_rcu(wdev->mcgs, mcg, node,
-				   wookie_mcg_hash(gid)) {
+	hash_for_each_possible_rcu(wdev->mcgs, mcg, node, wookie_mcg_hash(gid),
+				   lockdep_is_held(&wdev->mcast_lock)) {
 		if (!memcmp(&mcg->gid, gid, sizeof(*gid)))
 			return mcg;
 	}
 	return NULL;
 }
 
-/* Join or leave @gid's IP group on the device's netdev. */
+/* Join or leave @gid's IP group on the device's netdev; under rtnl. */
 static int wookie_mcast_ip(struct wookie_dev *wdev, const union ib_gid *gid,
 			   bool join)
 {
@@ -77,7 +89,7 @@ static int wookie_mcast_ip(struct wookie_dev *wdev, const union ib_gid *gid,
 	struct in_device *in_dev;
 	int err = 0;
 
-	rtnl_lock();
+	ASSERT_RTNL();
 	if (ipv6_addr_v4mapped(addr)) {
 		in_dev = __in_dev_get_rtnl(ndev);
 		if (!in_dev)
@@ -92,7 +104,6 @@ static int wookie_mcast_ip(struct wookie_dev *wdev, const union ib_gid *gid,
 		err = join ? ipv6_dev_mc_inc(ndev, addr) :
 			     ipv6_dev_mc_dec(ndev, addr);
 	}
-	rtnl_unlock();
 	return err;
 }
 
@@ -117,13 +128,15 @@ int wookie_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
 		return -EINVAL;
 
+	rtnl_lock();
 	mutex_lock(&wdev->mcast_lock);
 	mcg = wookie_mcg_find(wdev, gid);
 	if (mcg) {
-		/* Attached already: nothing to do, as rdma_rxe. */
 		list_for_each_entry(mca, &mcg->qps, list) {
-			if (mca->qp == qp)
+			if (mca->qp == qp) {
+				mca->count++;
 				goto out;
+			}
 		}
 		if (mcg->num_qps >= WOOKIE_MAX_MCAST_QP_ATTACH) {
 			err = -ENOMEM;
@@ -168,21 +181,23 @@ int wookie_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	/* The QP is live (ib_core holds it for the verb): cannot be 0. */
 	refcount_inc(&qp->refcount);
 	mca->qp = qp;
+	mca->count = 1;
 	list_add_tail_rcu(&mca->list, &mcg->qps);
 	mcg->num_qps++;
-	qp->num_mcast++;
+	WRITE_ONCE(qp->num_mcast, qp->num_mcast + 1);
 	wdev->num_mca++;
 out:
 	mutex_unlock(&wdev->mcast_lock);
+	rtnl_unlock();
 	return err;
 }
 
-/* Under mcast_lock. */
+/* Under rtnl and mcast_lock. */
 static void wookie_mca_remove(struct wookie_dev *wdev, struct wookie_mcg *mcg,
 			      struct wookie_mca *mca)
 {
 	list_del_rcu(&mca->list);
-	mca->qp->num_mcast--;
+	WRITE_ONCE(mca->qp->num_mcast, mca->qp->num_mcast - 1);
 	wdev->num_mca--;
 	call_rcu(&mca->rcu, wookie_mca_free);
 	if (--mcg->num_qps)
@@ -202,25 +217,29 @@ int wookie_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	struct wookie_mca *mca;
 	int err = -EINVAL;
 
+	rtnl_lock();
 	mutex_lock(&wdev->mcast_lock);
 	mcg = wookie_mcg_find(wdev, gid);
 	if (mcg) {
 		list_for_each_entry(mca, &mcg->qps, list) {
 			if (mca->qp == qp) {
-				wookie_mca_remove(wdev, mcg, mca);
+				if (!--mca->count)
+					wookie_mca_remove(wdev, mcg, mca);
 				err = 0;
 				break;
 			}
 		}
 	}
 	mutex_unlock(&wdev->mcast_lock);
+	rtnl_unlock();
 	return err;
 }
 
 /*
  * A QP being destroyed leaves its groups.  ib_core refuses to destroy an
- * attached QP, so this finds none unless that changes; a walk of every
- * group is fine then.
+ * attached QP, so this finds none (and takes no lock: nothing attaches a
+ * QP being destroyed) unless that changes; a walk of every group is fine
+ * then.
  */
 void wookie_mcast_detach_all(struct wookie_qp *qp)
 {
@@ -230,28 +249,48 @@ void wookie_mcast_detach_all(struct wookie_qp *qp)
 	struct wookie_mcg *mcg;
 	int bkt;
 
+	if (!READ_ONCE(qp->num_mcast))
+		return;
+	rtnl_lock();
 	mutex_lock(&wdev->mcast_lock);
-	if (qp->num_mcast) {
-		hash_for_each_safe(wdev->mcgs, bkt, tmp, mcg, node) {
-			list_for_each_entry_safe(mca, next, &mcg->qps, list) {
-				if (mca->qp == qp) {
-					wookie_mca_remove(wdev, mcg, mca);
-					break;
-				}
+	hash_for_each_safe(wdev->mcgs, bkt, tmp, mcg, node) {
+		list_for_each_entry_safe(mca, next, &mcg->qps, list) {
+			if (mca->qp == qp) {
+				wookie_mca_remove(wdev, mcg, mca);
+				break;
 			}
 		}
 	}
 	mutex_unlock(&wdev->mcast_lock);
+	rtnl_unlock();
+}
+
+/* The device goes: its QPs, and with them their attachments, are gone. */
+void wookie_mcast_dev_fini(struct wookie_dev *wdev)
+{
+	WARN_ON_ONCE(!hash_empty(wdev->mcgs) || wdev->num_mca);
+	mutex_destroy(&wdev->mcast_lock);
+}
+
+/* Queue @pkt on @qp and run it there. */
+static void wookie_mcast_deliver_one(struct wookie_dev *wdev,
+				     struct wookie_qp *qp,
+				     struct wookie_pkt *pkt)
+{
+	if (wookie_pkt_enqueue(wdev, qp, pkt))
+		wookie_qp_run_rx(qp);
 }
 
 /*
  * A packet to multicast GID pkt->dgid, from the wire: a copy for each QP
- * attached, run there as a unicast packet would be.  Consumes @pkt.
+ * attached (the last one gets @pkt itself), run there as a unicast
+ * packet would be; each counts as a packet received.  Consumes @pkt.
  * Bounded by the attachments (at most WOOKIE_MAX_MCAST_QP_ATTACH).
  */
 void wookie_mcast_deliver(struct wookie_dev *wdev, struct wookie_pkt *pkt)
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_qp *prev = NULL;
 	struct wookie_pkt *copy;
 	struct wookie_mcg *mcg;
 	struct wookie_mca *mca;
@@ -272,15 +311,25 @@ void wookie_mcast_deliver(struct wookie_dev *wdev, struct wookie_pkt *pkt)
 		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
 		goto unlock;
 	}
+	/*
+	 * A QP whose attachment goes meanwhile stays valid until the
+	 * grace period ends: its reference goes with the attachment.
+	 */
 	list_for_each_entry_rcu(mca, &mcg->qps, list) {
-		copy = wookie_pkt_clone(pkt, GFP_ATOMIC);
-		if (!copy)
-			break;
-		if (wookie_pkt_enqueue(wdev, mca->qp, copy))
-			wookie_qp_run_rx(mca->qp);
+		if (prev) {
+			copy = wookie_pkt_clone(pkt, GFP_ATOMIC);
+			if (copy)
+				wookie_mcast_deliver_one(wdev, prev, copy);
+		}
+		prev = mca->qp;
+	}
+	if (prev) {
+		wookie_mcast_deliver_one(wdev, prev, pkt);
+		pkt = NULL;
 	}
 unlock:
 	rcu_read_unlock();
 out:
-	wookie_pkt_free(pkt);
+	if (pkt)
+		wookie_pkt_free(pkt);
 }

@@ -7,7 +7,8 @@
 //
 //   - attach is refused for an RC QP and for a unicast GID (EINVAL), and
 //     detach of a QP that is not attached (EINVAL); a second attach of the
-//     same QP succeeds and changes nothing;
+//     same QP (with another LID, which uverbs tells apart) succeeds, and
+//     the QP stays attached until it is detached as often;
 //   - a QP sends N messages to the group (QPN 0xffffff): each of the two
 //     QPs attached receives each once, in order, with its bytes, the
 //     sender's QPN, and a GRH whose destination is the group;
@@ -334,8 +335,8 @@ int main(int argc, char **argv)
 	check(!ibv_attach_mcast(b.qp, &group, 0), "attach receiver 1");
 	check(!ibv_attach_mcast(r2.qp, &group, 0), "attach receiver 2");
 	check(!ibv_attach_mcast(a.qp, &group, 0), "attach the sender");
-	check(!ibv_attach_mcast(b.qp, &group, 0),
-	      "attach receiver 1 again: succeeds");
+	check(!ibv_attach_mcast(b.qp, &group, 1),
+	      "attach receiver 1 again (LID 1): succeeds");
 
 	ibv_ah_attr ah_attr{};
 	ah_attr.is_global = 1;
@@ -389,6 +390,20 @@ int main(int argc, char **argv)
 				    std::to_string(err) + ")");
 	if (!err)
 		b.qp = nullptr;
+	if (b.qp) {
+		check(!ibv_detach_mcast(b.qp, &group, 1),
+		      "detach receiver 1's second attach (LID 1)");
+		post_recvs(b, 1);
+		check(send_one(a, ah, 2, kQkey), "send after that detach");
+		why.clear();
+		check(received(b, group, a.qp->qp_num, 2, 1, &why),
+		      "receiver 1, attached once more, still receives " + why);
+		err = ibv_destroy_qp(b.qp);
+		check(err == EBUSY, "destroy while attached once: EBUSY (got " +
+					    std::to_string(err) + ")");
+		if (!err)
+			b.qp = nullptr;
+	}
 	if (b.qp)
 		check(!ibv_detach_mcast(b.qp, &group, 0), "detach receiver 1");
 	check(!ibv_detach_mcast(a.qp, &group, 0), "detach the sender");
