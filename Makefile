@@ -32,6 +32,7 @@ DESTDIR ?=
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
+	check-ulp check-ulp-debug \
 	kunit vm-test lint check check-debug bench demo clean
 
 all: module provider
@@ -109,6 +110,17 @@ check: setup
 
 check-debug: setup
 	scripts/check --debug-kernel
+
+# The kernel consumers between two guests (NVMe-oF, iSER, NFS over RDMA,
+# SRP), each beside rdma_rxe in the same boot; make check runs them too.
+ULP_TESTS := nvmeof iser nfsrdma srp
+
+check-ulp: all vm-progs rdma-core
+	scripts/vm-test $(ULP_TESTS)
+
+check-ulp-debug: setup rdma-core
+	$(MAKE) --no-print-directory KDIR="$$(scripts/build-debug-kernel | tail -1)" all vm-progs
+	scripts/vm-test --debug-kernel $(ULP_TESTS)
 
 # perftest on rdma_rxe, siw (if the kernel has it) and wookie in one VM
 # boot; BENCH_ARGS=--profile adds perf profiles (scripts/bench).

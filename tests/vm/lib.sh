@@ -87,3 +87,36 @@ vm_done() {
 	fi
 	echo "all checks passed"
 }
+
+# --- two guests (scripts/vm-pair) ---------------------------------------
+# The guests meet in WOOKIE_VM_SHARE: a step done is a file NAME.HOST.
+
+# peer_signal NAME: tell the other guest NAME is done here.
+peer_signal() {
+	: >"$WOOKIE_VM_SHARE/$1.$WOOKIE_VM_HOST"
+}
+
+# peer_wait SECONDS NAME: wait for the other guest's NAME.  Fails at the
+# deadline, or at once when the other guest gave up (peer_abort) or its
+# run ended in failure (vm-pair's abort).
+peer_wait() {
+	local deadline=$((SECONDS + $1)) other=$((3 - WOOKIE_VM_HOST))
+
+	until [ -e "$WOOKIE_VM_SHARE/$2.$other" ]; do
+		if [ -e "$WOOKIE_VM_SHARE/abort" ] ||
+			[ -e "$WOOKIE_VM_SHARE/abort.$other" ]; then
+			echo "peer_wait $2: host $other gave up"
+			return 1
+		fi
+		if [ $SECONDS -ge $deadline ]; then
+			echo "peer_wait $2: not within $1 s"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# peer_abort: this guest cannot go on; the other's waits end.
+peer_abort() {
+	: >"$WOOKIE_VM_SHARE/abort.$WOOKIE_VM_HOST"
+}

@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for the kernel consumers' tests in two guests (nvmeof, iser,
+# nfsrdma, srp; scripts/vm-pair); sourced after lib.sh and _rdma.sh, not
+# run.  Each host puts a wookie device, wk0, on wan0 (10.1.0.N).
+
+ULP_DEV=wk0
+ULP_ME=10.1.0.${WOOKIE_VM_HOST:-0}
+ULP_PEER=${WOOKIE_VM_PEER_IP:-}
+ULP_TARGET=10.1.0.1
+# One line per throughput measured, also printed at the end.
+ULP_RESULTS=$RDMA_OUT/results.txt
+
+# A step the other host waits for failed: stop here, and say so there.
+fatal() {
+	echo "FAIL $*"
+	peer_abort
+	vm_failures=$((vm_failures + 1))
+	vm_done
+}
+
+# ulp_wookie_up: wk0 on wan0, ACTIVE, with its IPv4 GID.
+ulp_wookie_up() {
+	ok "add $ULP_DEV on wan0" rdma link add $ULP_DEV type wookie netdev wan0
+	ok "$ULP_DEV ACTIVE" wait_until $((10 * RDMA_SLOW)) \
+		port_is $ULP_DEV "4: ACTIVE"
+	ok "$ULP_DEV has its IPv4 GID" wait_until $((10 * RDMA_SLOW)) \
+		gid_index $ULP_DEV \
+		0000:0000:0000:0000:0000:ffff:0a01:000"$WOOKIE_VM_HOST"
+}
+
+# ulp_rxe_up: rdma_rxe's rxe0 on wan0 with its IPv4 GID, for rxe's
+# figures in the same boot (after wk0 went: one UDP 4791 per namespace).
+ulp_rxe_up() {
+	ok "add rxe0 on wan0" rdma link add rxe0 type rxe netdev wan0
+	ok "rxe0 has its IPv4 GID" wait_until $((10 * RDMA_SLOW)) \
+		gid_index rxe0 \
+		0000:0000:0000:0000:0000:ffff:0a01:000"$WOOKIE_VM_HOST"
+}
+
+# The SCSI disk a session attached (iSER, SRP): the guest has no other.
+scsi_blk() {
+	local d
+
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] || continue
+		echo "/dev/${d##*/}"
+		return 0
+	done
+	return 1
+}
+
+no_scsi_blk() {
+	! scsi_blk >/dev/null
+}
+
+# A ramdisk of MIB MiB as /dev/ram0, the targets' backing store.
+ulp_ramdisk() {
+	ok "a $1 MiB ramdisk" modprobe brd rd_nr=1 rd_size=$(($1 * 1024))
+}
+
+ulp_configfs() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config
+}
+
+# LIO's backstore for iSER and SRP: a MIB MiB ramdisk as iblock_0/ram0.
+LIO=/sys/kernel/config/target
+LIO_RAM0=$LIO/core/iblock_0/ram0
+
+lio_backstore_up() {
+	ok "load target_core_iblock" modprobe target_core_iblock
+	ulp_ramdisk "$1"
+	ulp_configfs
+	mkdir -p "$LIO_RAM0" &&
+		echo "udev_path=/dev/ram0" >"$LIO_RAM0/control" &&
+		echo 1 >"$LIO_RAM0/enable" ||
+		fatal "the LIO backstore on /dev/ram0"
+}
+
+lio_backstore_down() {
+	rmdir "$LIO_RAM0" "${LIO_RAM0%/*}" 2>/dev/null || true
+}
+
+# The job fio_verify and fio_reverify both run: random writes of 4 KiB
+# to 1 MiB blocks, iodepth 32, each block with a crc32c and its own
+# offset in a header (misplaced data fails too); randrepeat so that a
+# second run writes, or checks, the same blocks.
+ULP_FIO_JOB=(--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-1m
+	--iodepth=32 --verify=crc32c --verify_fatal=1 --randrepeat=1
+	--random_generator=tausworthe64 --verify_state_save=0)
+
+# fio_verify NAME DEVICE SIZE [fio options...]: write, then read back and
+# check every block; the write and verify-read bandwidths go to the
+# results.
+fio_verify() {
+	local name=$1 dev=$2 size=$3 log=$RDMA_OUT/fio-$1.log
+
+	shift 3
+	if fio --name="$name" --filename="$dev" --size="$size" \
+		"${ULP_FIO_JOB[@]}" --do_verify=1 --output-format=terse \
+		--terse-version=3 "$@" >"$log" 2>&1; then
+		# terse v3: field 48 is the write bandwidth in KiB/s, 7 the
+		# read's (the verification).
+		awk -F';' -v n="$name" 'NF > 48 { printf "%-24s write %7.1f MiB/s  verify-read %7.1f MiB/s\n", n, $48 / 1024, $7 / 1024 }' \
+			"$log" >>"$ULP_RESULTS"
+		echo "ok   fio $name: $size written and verified"
+	else
+		echo "FAIL fio $name"
+		tail -n 15 "$log" | sed 's/^/     | /'
+		vm_failures=$((vm_failures + 1))
+		return 1
+	fi
+}
+
+# fio_reverify NAME DEVICE SIZE: check again what fio_verify NAME DEVICE
+# SIZE wrote.
+fio_reverify() {
+	local name=$1 dev=$2 size=$3 log=$RDMA_OUT/fio-$1-again.log
+
+	if fio --name="$name" --filename="$dev" --size="$size" \
+		"${ULP_FIO_JOB[@]}" --verify_only=1 >"$log" 2>&1; then
+		echo "ok   fio $name: the data written before verifies"
+	else
+		echo "FAIL fio $name: the data written before does not verify"
+		tail -n 15 "$log" | sed 's/^/     | /'
+		vm_failures=$((vm_failures + 1))
+	fi
+}
+
+# The kernel's objects on DEV other than ib_mad's (QP1, and its CQ, PD
+# and MR): what a consumer left behind.
+consumer_objects() {
+	local kind
+
+	for kind in pd mr cq qp srq cm_id; do
+		rdma resource show "$kind" 2>/dev/null |
+			grep -E "(dev|link) $1[ /]" |
+			grep -vE 'comm \[ib_core\]|lqpn 1 ' |
+			sed "s/^/$kind: /" || true
+	done
+}
+
+no_consumer_objects() {
+	[ -z "$(consumer_objects "$1")" ]
+}
+
+# ulp_end: nothing left on wk0 and it goes; the results are printed.
+ulp_end() {
+	ok "no objects left on $ULP_DEV" wait_until $((20 * RDMA_SLOW)) \
+		no_consumer_objects $ULP_DEV
+	consumer_objects $ULP_DEV | sed 's/^/     left: /'
+	ok "delete $ULP_DEV" rdma link delete $ULP_DEV
+}
+
+netem_loss() {
+	tc qdisc replace dev wan0 root netem loss "$1"
+}
+
+netem_off() {
+	tc qdisc del dev wan0 root 2>/dev/null || true
+}
+
+# ulp_main TARGET_FN INITIATOR_FN: host 1 runs the first, host 2 the
+# second; then the results and the verdict.
+ulp_main() {
+	: >"$ULP_RESULTS"
+	case "${WOOKIE_VM_HOST:-}" in
+	1) "$1" ;;
+	2) "$2" ;;
+	*) echo "FAIL not in a pair (run through scripts/vm-pair)"; exit 1 ;;
+	esac
+	[ ! -s "$ULP_RESULTS" ] || sed 's/^/result: /' "$ULP_RESULTS"
+	[ "$vm_failures" -eq 0 ] || peer_abort
+	vm_done
+}
