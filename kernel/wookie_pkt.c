@@ -267,11 +267,17 @@ void wookie_pkt_free_list(struct list_head *list)
 /*
  * The engine's allocations: a run in a softirq may not sleep.  Only the
  * engine builds packets, with qp->runner set; without one, assume the
- * worst.
+ * worst.  A kernel consumer's QP may carry the very writeback that
+ * reclaim waits for (NVMe-oF, iSER, NFS over RDMA, swap on them): its
+ * packets never wait for reclaim that does I/O or enters a file system.
  */
 static gfp_t wookie_engine_gfp(const struct wookie_qp *qp)
 {
-	return (qp->runner ? qp->runner->gfp : GFP_ATOMIC) | __GFP_NOWARN;
+	gfp_t gfp = qp->runner ? qp->runner->gfp : GFP_ATOMIC;
+
+	if (!qp->user)
+		gfp &= ~(__GFP_IO | __GFP_FS);
+	return gfp | __GFP_NOWARN;
 }
 
 /*
