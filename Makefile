@@ -112,8 +112,9 @@ check-debug: setup
 	scripts/check --debug-kernel
 
 # The kernel consumers between two guests (NVMe-oF, iSER, NFS over RDMA,
-# SRP), each beside rdma_rxe in the same boot; make check runs them too.
-ULP_TESTS := nvmeof iser nfsrdma srp
+# SRP), each beside rdma_rxe in the same boot, and perftest between wookie
+# and rxe on two guests; make check runs them too.
+ULP_TESTS := nvmeof iser nfsrdma srp pair-perftest
 
 check-ulp: all vm-progs rdma-core
 	scripts/vm-test $(ULP_TESTS)

@@ -35,6 +35,18 @@ refused() {
 	fi
 }
 
+# verdict STATUS DESCRIPTION LOG: ok when STATUS is 0, else FAIL with the
+# end of LOG.
+verdict() {
+	if [ "$1" -eq 0 ]; then
+		echo "ok   $2"
+	else
+		echo "FAIL $2 (exit $1)"
+		tail -n 12 "$3" | sed 's/^/     | /'
+		vm_failures=$((vm_failures + 1))
+	fi
+}
+
 # equals DESCRIPTION EXPECTED ACTUAL
 equals() {
 	if [ "$2" = "$3" ]; then

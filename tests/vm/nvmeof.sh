@@ -61,6 +61,8 @@ target() {
 	ulp_ramdisk 384
 	ulp_configfs
 	ulp_wookie_up
+	ulp_count_start ib_cq_pool_get ib_drain_qp wookie_post_send \
+		wookie_post_srq_recv
 	mkdir "$CFG/subsystems/$NQN" &&
 		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
 		mkdir "$NS" &&
@@ -88,6 +90,9 @@ target() {
 	# queues end by keep-alive timeout or retries.
 	ok "host 2's queues gone from $DEV" wait_until $((60 * SLOW)) \
 		no_rc_qps_but_listen
+	ulp_count_report "nvmet-rdma on wookie" ib_cq_pool_get ib_drain_qp \
+		wookie_post_send wookie_post_srq_recv?
+	ulp_count_stop
 
 	# One device: this host connects to its own target.
 	ok "load nvme-rdma" modprobe nvme-rdma
@@ -160,6 +165,9 @@ initiator() {
 
 	ok "load nvme-rdma" modprobe nvme-rdma
 	ulp_wookie_up
+	ulp_count_start wookie_map_mr_sg wookie_fast_reg_mr \
+		wookie_remote_invalidate wookie_local_invalidate ib_drain_qp \
+		ib_cq_pool_get __ib_alloc_cq
 	peer_wait $((300 * SLOW)) target-up || fatal "the target never came up"
 
 	if ! nvme discover -t rdma -a "$TARGET" -s 4420 \
@@ -225,6 +233,11 @@ initiator() {
 	# The device goes away under a live controller.
 	ok "delete $DEV while connected" rdma link delete $DEV
 	ok "the controller went with it" wait_until $((60 * SLOW)) no_ctrl
+	ulp_count_report "nvme-rdma on wookie" wookie_map_mr_sg \
+		wookie_fast_reg_mr wookie_remote_invalidate \
+		wookie_local_invalidate? ib_drain_qp ib_cq_pool_get \
+		__ib_alloc_cq?
+	ulp_count_stop
 	ok "unload nvme-rdma" modprobe -r nvme-rdma nvme-fabrics
 	peer_signal host-done
 
