@@ -430,6 +430,18 @@ int wookie_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return ret;
 }
 
+/*
+ * A CQ that ib_core polls (ib_alloc_cq(), the CQ pool): its completion
+ * handler only schedules the poll (irq_poll or a work item) and frees
+ * nothing, so the engine calls it at once rather than through the upcall
+ * work, a kworker's wakeup more for every completion a kernel consumer
+ * waits for.  ib_create_cq() leaves wc NULL; a direct CQ is never armed.
+ */
+static bool wookie_cq_core_polled(const struct wookie_cq *cq)
+{
+	return cq->ibcq.wc && cq->ibcq.poll_ctx != IB_POLL_DIRECT;
+}
+
 int wookie_cq_post(struct wookie_cq *cq, struct wookie_cqe *cqe,
 		   bool solicited)
 {
@@ -487,7 +499,9 @@ unlock:
 		if (overflow)
 			wookie_upcall_raise(wdev, &cq->upcall,
 					    WOOKIE_CQ_UPCALL_ERR);
-		if (notify)
+		if (notify && wookie_cq_core_polled(cq))
+			ibcq->comp_handler(ibcq, ibcq->cq_context);
+		else if (notify)
 			wookie_upcall_raise(wdev, &cq->upcall,
 					    WOOKIE_CQ_UPCALL_COMP);
 		return err;

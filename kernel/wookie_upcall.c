@@ -5,7 +5,8 @@
  * device, with no QP's engine running and no reference held, because a
  * handler may destroy or reset any object, the one it is told about
  * included.  (uverbs' handlers of user objects only queue an event for the
- * process and are called where the event happens.)
+ * process and are called where the event happens, and so are those of CQs
+ * that ib_core polls, which only schedule the poll: wookie_cq_post().)
  *
  * One work for the whole device, as a NIC's event queue: handlers of one
  * device never run at the same time, so a handler that destroys an object
