@@ -224,7 +224,7 @@ wookie_vm_has_pvh() {
 # bootable; otherwise the bzImage is unpacked once into build/vm/kernel/.
 # Anything unexpected falls back to the bzImage.
 wookie_vm_boot_image() {
-	local bz=$1 vml=${2:-} dir out key off magic re
+	local bz=$1 vml=${2:-} dir out key off magic re tmp
 	local unpack=()
 
 	if [ -n "$vml" ] && wookie_vm_has_pvh "$vml"; then
@@ -246,6 +246,8 @@ wookie_vm_boot_image() {
 	mkdir -p "$dir"
 	# The payload starts at the first compressor magic that unpacks to an
 	# ELF file (a magic can also occur by chance earlier).
+	# Two vm-runs of a pair may unpack at once: a file of our own.
+	tmp=$out.tmp.$$
 	for magic in xz gzip zstd; do
 		case $magic in
 		xz) re='\xfd7zXZ\x00' unpack=(xz -dc) ;;
@@ -255,16 +257,16 @@ wookie_vm_boot_image() {
 		command -v "${unpack[0]}" >/dev/null || continue
 		for off in $(LC_ALL=C grep -aboP "$re" "$bz" | cut -d: -f1 | head -n 5); do
 			# Trailing data after the stream makes the tools complain.
-			tail -c +$((off + 1)) "$bz" | "${unpack[@]}" >"$out.tmp" 2>/dev/null || true
-			if wookie_vm_has_pvh "$out.tmp"; then
-				mv -f "$out.tmp" "$out"
+			tail -c +$((off + 1)) "$bz" | "${unpack[@]}" >"$tmp" 2>/dev/null || true
+			if wookie_vm_has_pvh "$tmp"; then
+				mv -f "$tmp" "$out"
 				echo "$key" >"$out.key"
 				echo "$out"
 				return 0
 			fi
 		done
 	done
-	rm -f "$out.tmp"
+	rm -f "$tmp"
 	echo "$key" >"$out.none"
 	echo "$bz"
 }

@@ -47,7 +47,7 @@ target() {
 	peer_signal rxe-target-up
 	peer_wait $((600 * SLOW)) rxe-done || fatal "host 2 did not finish on rxe"
 	ok "remove the iSER portal" iser_portal_down
-	echo 0 >"$TPG/enable"
+	ok "disable the portal group" eval 'echo 0 >"$TPG/enable"'
 	rm -f "$TPG/lun/lun_0/ram0"
 	rmdir "$TPG/lun/lun_0" "$TPG" "$LIO/iscsi/$IQN" 2>/dev/null || true
 	lio_backstore_down
@@ -104,10 +104,10 @@ initiator() {
 	iscsiadm -m session 2>&1 | sed 's/^/     /'
 	iscsiadm -m session 2>/dev/null | grep -q '^iser:' ||
 		fatal "the session is not an iser one"
-	fio_verify iser-two-hosts "$blk" 256m
+	fio_verify iser-two-hosts "$blk" "$ULP_FIO_SIZE"
 	ok "logout" iser_logout
 	if iser_login; then
-		fio_reverify iser-two-hosts "$(scsi_blk)" 256m
+		fio_reverify iser-two-hosts "$(scsi_blk)" "$ULP_FIO_SIZE"
 		ok "logout again" iser_logout
 	else
 		echo "FAIL second login"
@@ -124,7 +124,7 @@ initiator() {
 	peer_wait $((600 * SLOW)) rxe-target-up || fatal "no target on rxe"
 	ulp_rxe_up
 	if iser_login; then
-		fio_verify rxe-iser-two-hosts "$(scsi_blk)" 256m
+		fio_verify rxe-iser-two-hosts "$(scsi_blk)" "$ULP_FIO_SIZE"
 		ok "logout from rxe" iser_logout
 	else
 		echo "FAIL login over rxe"

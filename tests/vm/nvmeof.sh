@@ -117,8 +117,8 @@ target() {
 	peer_signal rxe-target-up
 	peer_wait $((600 * SLOW)) rxe-done || fatal "host 2 did not finish on rxe"
 	ok "remove the port" port_down
-	echo 0 >"$NS/enable"
-	rmdir "$NS" "$CFG/subsystems/$NQN"
+	ok "remove the subsystem" eval \
+		'echo 0 >"$NS/enable" && rmdir "$NS" "$CFG/subsystems/$NQN"'
 	ok "unload nvmet-rdma" modprobe -r nvmet-rdma nvmet
 	ok "delete rxe0" rdma link delete rxe0
 }
@@ -192,9 +192,9 @@ initiator() {
 	grep -h . /sys/class/nvme/nvme*/transport /sys/class/nvme/nvme*/address 2>/dev/null |
 		sed 's/^/     /'
 
-	fio_verify two-hosts "$blk" 256m
+	fio_verify two-hosts "$blk" "$ULP_FIO_SIZE"
 	# Polled I/O: the poll queue, whose CQ the block layer polls.
-	fio_verify two-hosts-polled "$blk" 32m --offset=256m --ioengine=io_uring --hipri=1
+	fio_verify two-hosts-polled "$blk" 32m --offset=$ULP_FIO_SIZE --ioengine=io_uring --hipri=1
 
 	ok "disconnect" nvme disconnect -n "$NQN"
 	ok "controller gone" wait_until $((20 * SLOW)) no_ctrl
@@ -203,7 +203,7 @@ initiator() {
 		fatal "nvme connect again"
 	wait_until $((30 * SLOW)) nvme_blk || fatal "no block device after reconnect"
 	blk=$(nvme_blk)
-	fio_reverify two-hosts "$blk" 256m
+	fio_reverify two-hosts "$blk" "$ULP_FIO_SIZE"
 
 	# 2% loss both ways during fio.  Smaller blocks and less data: a
 	# loss at the tail of a burst waits for the QP's ACK timeout (about
@@ -224,7 +224,7 @@ initiator() {
 	peer_wait $((60 * SLOW)) port-back || fatal "the target did not put the port back"
 	if wait_until $((90 * SLOW)) ctrl_live; then
 		echo "ok   the controller reconnected after the port came back"
-		fio_reverify two-hosts "$blk" 256m
+		fio_reverify two-hosts "$blk" "$ULP_FIO_SIZE"
 	else
 		echo "FAIL controller state '$(nvme_ctrl_state)' after the port came back"
 		vm_failures=$((vm_failures + 1))
@@ -247,7 +247,7 @@ initiator() {
 	ok "load nvme-rdma" modprobe nvme-rdma
 	if nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" &&
 		wait_until $((30 * SLOW)) nvme_blk; then
-		fio_verify rxe-two-hosts "$(nvme_blk)" 256m
+		fio_verify rxe-two-hosts "$(nvme_blk)" "$ULP_FIO_SIZE"
 		ok "disconnect from rxe" nvme disconnect -n "$NQN"
 	else
 		echo "FAIL connect over rxe"

@@ -29,6 +29,15 @@ xrun() {
 		pid=$!
 		wait_until $((20 * SLOW)) listening_on "$port" || true
 		peer_signal "$name-up"
+		# A client that is gone leaves the server waiting: stop it.
+		while kill -0 "$pid" 2>/dev/null; do
+			if peer_gone; then
+				kill "$pid" 2>/dev/null || true
+				echo "     (host $((3 - WOOKIE_VM_HOST)) gave up)" >>"$log"
+				break
+			fi
+			sleep 0.5
+		done
 		wait "$pid" || rc=$?
 		peer_wait $((150 * SLOW)) "$name-done" || true
 	else
@@ -53,6 +62,10 @@ listening_on() {
 	ss -Hltn "sport = :$1" | grep -q .
 }
 
+peer_gone() {
+	compgen -G "$WOOKIE_VM_SHARE/abort*" >/dev/null
+}
+
 # The runs, with SERVER_HOST 1 (rxe serves) and 2 (wookie serves).
 runs() {
 	local s=$1 tag
@@ -73,6 +86,7 @@ runs() {
 		"ib_atomic_bw -d DEV -x 1 -F -n 500"
 }
 
+trap ulp_on_exit EXIT
 : >"$ULP_RESULTS"
 case "${WOOKIE_VM_HOST:-}" in
 1)

@@ -118,7 +118,7 @@ initiator() {
 	srp_login $ULP_DEV || fatal "SRP login through $ULP_DEV"
 	blk=$(scsi_blk)
 	echo "ok   logged in with SRP over RDMA/CM: $blk"
-	fio_verify srp-two-hosts "$blk" 256m
+	fio_verify srp-two-hosts "$blk" "$ULP_FIO_SIZE"
 	ok "remove the target port" srp_logout
 	ulp_count_report "ib_srp on wookie" wookie_map_mr_sg \
 		wookie_fast_reg_mr wookie_remote_invalidate? \
