@@ -80,6 +80,19 @@ static struct wookie_mcg *wookie_mcg_find(struct wookie_dev *wdev,
 	return NULL;
 }
 
+/* @qp's attachment to @mcg, or NULL; under mcast_lock. */
+static struct wookie_mca *wookie_mca_find(struct wookie_mcg *mcg,
+					  struct wookie_qp *qp)
+{
+	struct wookie_mca *mca;
+
+	list_for_each_entry(mca, &mcg->qps, list) {
+		if (mca->qp == qp)
+			return mca;
+	}
+	return NULL;
+}
+
 /* Join or leave @gid's IP group on the device's netdev; under rtnl. */
 static int wookie_mcast_ip(struct wookie_dev *wdev, const union ib_gid *gid,
 			   bool join)
@@ -132,11 +145,10 @@ int wookie_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	mutex_lock(&wdev->mcast_lock);
 	mcg = wookie_mcg_find(wdev, gid);
 	if (mcg) {
-		list_for_each_entry(mca, &mcg->qps, list) {
-			if (mca->qp == qp) {
-				mca->count++;
-				goto out;
-			}
+		mca = wookie_mca_find(mcg, qp);
+		if (mca) {
+			mca->count++;
+			goto out;
 		}
 		if (mcg->num_qps >= WOOKIE_MAX_MCAST_QP_ATTACH) {
 			err = -ENOMEM;
@@ -220,15 +232,11 @@ int wookie_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	rtnl_lock();
 	mutex_lock(&wdev->mcast_lock);
 	mcg = wookie_mcg_find(wdev, gid);
-	if (mcg) {
-		list_for_each_entry(mca, &mcg->qps, list) {
-			if (mca->qp == qp) {
-				if (!--mca->count)
-					wookie_mca_remove(wdev, mcg, mca);
-				err = 0;
-				break;
-			}
-		}
+	mca = mcg ? wookie_mca_find(mcg, qp) : NULL;
+	if (mca) {
+		if (!--mca->count)
+			wookie_mca_remove(wdev, mcg, mca);
+		err = 0;
 	}
 	mutex_unlock(&wdev->mcast_lock);
 	rtnl_unlock();
@@ -244,22 +252,20 @@ int wookie_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 void wookie_mcast_detach_all(struct wookie_qp *qp)
 {
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
-	struct wookie_mca *mca, *next;
 	struct hlist_node *tmp;
 	struct wookie_mcg *mcg;
+	struct wookie_mca *mca;
 	int bkt;
 
 	if (!READ_ONCE(qp->num_mcast))
 		return;
 	rtnl_lock();
 	mutex_lock(&wdev->mcast_lock);
+	/* Safe: removing the last attachment frees the group. */
 	hash_for_each_safe(wdev->mcgs, bkt, tmp, mcg, node) {
-		list_for_each_entry_safe(mca, next, &mcg->qps, list) {
-			if (mca->qp == qp) {
-				wookie_mca_remove(wdev, mcg, mca);
-				break;
-			}
-		}
+		mca = wookie_mca_find(mcg, qp);
+		if (mca)
+			wookie_mca_remove(wdev, mcg, mca);
 	}
 	mutex_unlock(&wdev->mcast_lock);
 	rtnl_unlock();

@@ -60,14 +60,14 @@ static struct wookie_net *wookie_net(struct net *net)
  * The device @dgid belongs to, with a reference (ib_device_try_get), or
  * NULL: the one on the receiving netdev first, then any of the namespace
  * (a packet to another local address arrives on the loopback device).
- * A multicast @dgid is the receiving netdev's: the IP layer passed it up
- * because that interface is a member of the group.
+ * With @mcast (@dgid is a multicast group) it is the receiving netdev's:
+ * the IP layer passed the packet up because that interface is a member.
  */
 static struct wookie_dev *wookie_net_find_dev(struct wookie_net *wn,
 					      struct net_device *ndev,
-					      const union ib_gid *dgid)
+					      const union ib_gid *dgid,
+					      bool mcast)
 {
-	bool mcast = rdma_is_multicast_addr((struct in6_addr *)dgid->raw);
 	struct wookie_dev *wdev, *found = NULL;
 	int pass;
 
@@ -150,7 +150,7 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	struct wookie_pkt *pkt;
 	struct wookie_dev *wdev;
 	struct wookie_qp *qp;
-	bool ip_ok;
+	bool ip_ok, mcast;
 
 	/* The ICRC and the engine read the packet as one buffer. */
 	if (skb_linearize(skb)) {
@@ -164,7 +164,8 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	ip_ok = wookie_net_read_ip(skb, pkt);
-	wdev = wookie_net_find_dev(wn, skb->dev, &pkt->dgid);
+	mcast = rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw);
+	wdev = wookie_net_find_dev(wn, skb->dev, &pkt->dgid, mcast);
 	if (!wdev) {
 		wookie_pkt_free(pkt);
 		return 0;
@@ -178,7 +179,7 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	pkt->len = skb->len - WOOKIE_ICRC_BYTES;
-	if (rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw)) {
+	if (mcast) {
 		wookie_mcast_deliver(wdev, pkt);
 		ib_device_put(&wdev->ibdev);
 		return 0;
