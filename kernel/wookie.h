@@ -23,6 +23,7 @@
 #include <rdma/wookie-abi.h>
 #include "portable/wookie_queue.h"
 #include "portable/wookie_wire.h"
+#include "portable/wookie_rtt.h"
 #include "portable/wookie_window.h"
 
 #define WOOKIE_DRV_NAME "wookie"
@@ -68,6 +69,14 @@
  */
 #define WOOKIE_ACK_REQ_EVERY 16
 static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
+/*
+ * Packets a READ asks for at once (wookie_read_part_end()).  Its
+ * responses come back to back, unpaced by any ACK: between two TCG
+ * guests, parts of 128 packets overran the receiving side's buffers and
+ * about 5% of them were lost, each loss a part asked for again; parts
+ * of 32 lost almost none, and READ bandwidth over a veth was no lower.
+ */
+#define WOOKIE_READ_PART_PKTS 32
 /* Packets one QP handles in one pass of its work before yielding. */
 #define WOOKIE_WORK_BUDGET 64
 /* Inbound packets a QP queues at most before dropping. */
@@ -97,7 +106,8 @@ static_assert(2 * WOOKIE_ACK_REQ_EVERY <= WOOKIE_WINDOW_MIN);
 /*
  * The port's counters, as `rdma statistic show` lists them: rdma_rxe's
  * fifteen first (same names, same meaning), then packets dropped on
- * receive by reason and on send.  Names in wookie_device.c.
+ * receive by reason and on send, then tail-loss probes.  Names in
+ * wookie_device.c.
  */
 enum wookie_counter {
 	WOOKIE_CNT_SENT_PKTS,
@@ -125,6 +135,7 @@ enum wookie_counter {
 	WOOKIE_CNT_RX_TOO_LONG,
 	WOOKIE_CNT_RX_QP_BUSY,
 	WOOKIE_CNT_TX_NO_ROUTE,
+	WOOKIE_CNT_TAIL_PROBE,
 	WOOKIE_NUM_COUNTERS
 };
 
@@ -496,7 +507,7 @@ struct wookie_send_wqe {
 	u64 done_bytes;
 	/*
 	 * READ: bytes asked for so far.  A READ is asked for a part at a
-	 * time, each at most the send window of packets and ending on a
+	 * time, each at most WOOKIE_READ_PART_PKTS packets and ending on a
 	 * multiple of it, so that its responses never flood the link and
 	 * a part asked again ends where it ended the first time.
 	 */
@@ -536,6 +547,8 @@ struct wookie_req {
 	u32 rd_atomic_inflight;
 	/* PSNs that may be outstanding (RC). */
 	struct wookie_window window;
+	/* Round trips, for the tail-loss probe (RC). */
+	struct wookie_rtt rtt;
 	/*
 	 * The last pass stopped because the SQ was empty, not because
 	 * something held it (window, credits, fence, RNR wait, budget).
@@ -568,6 +581,8 @@ struct wookie_comp {
 	u32 nak_psn;
 	/* Last time a response made progress, for the ACK timeout. */
 	ktime_t last_progress;
+	/* The tail-loss probe went out since (wookie_comp_probe()). */
+	bool probed;
 	/* Responses that may still hold the ACK timeout (wookie_comp_hold). */
 	u32 holds_left;
 };
@@ -1134,13 +1149,14 @@ static inline u8 wookie_transport_of(enum wookie_qp_kind kind)
 
 /*
  * Where the part of a READ that holds byte @done ends (see asked_bytes):
- * parts are a send window of packets, so a part asked for again ends
- * where the lost one did, and late responses to it still fit.
+ * parts are WOOKIE_READ_PART_PKTS packets on a fixed grid, so a part
+ * asked for again ends where the lost one did, and late responses to it
+ * still fit.
  */
 static inline u64 wookie_read_part_end(const struct wookie_qp *qp,
 				       u64 total_len, u64 done)
 {
-	u64 part = (u64)WOOKIE_WINDOW_MAX * qp->mtu_bytes;
+	u64 part = (u64)WOOKIE_READ_PART_PKTS * qp->mtu_bytes;
 
 	return min(total_len, (done / part + 1) * part);
 }
@@ -1202,6 +1218,8 @@ static inline u64 wookie_reorder_usec(const struct wookie_qp *qp)
 void wookie_complete_done(struct wookie_qp *qp);
 /* Retransmit or fail when the ACK timeout passed; re-arm otherwise. */
 void wookie_comp_check_timeout(struct wookie_qp *qp);
+/* When the tail-loss probe is due, if one may go. */
+bool wookie_comp_probe_due(struct wookie_qp *qp, ktime_t *due);
 /* Responder: process one request packet (consumed). */
 void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt);
 /* Responder: continue an RDMA READ's responses; false if more to send. */

@@ -95,6 +95,7 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn)
 	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x\n",
 		  qp->ibqp.qp_num, psn);
 	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_COMP_RETRY);
+	wookie_rtt_cancel(&qp->req.rtt);
 	/* The stream gone back on may still arrive before the new one. */
 	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
 	for (i = qp->comp.index; i != end; i++) {
@@ -187,11 +188,15 @@ static void wookie_comp_ack_psn(struct wookie_qp *qp, u32 psn)
 /* A response moved comp.psn forward. */
 static void wookie_progress(struct wookie_qp *qp)
 {
+	ktime_t now = ktime_get();
+
 	wookie_window_acked(&qp->req.window, qp->comp.psn);
+	wookie_rtt_acked(&qp->req.rtt, qp->comp.psn, ktime_to_ns(now));
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_retry_left = qp->rnr_retry;
 	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
-	qp->comp.last_progress = ktime_get();
+	qp->comp.probed = false;
+	qp->comp.last_progress = now;
 }
 
 /*
@@ -416,6 +421,8 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		qp->comp.rnr_retry_left--;
 	}
 	wookie_rewind(qp, psn);
+	/* The peer answered: nothing to probe for until it acknowledges. */
+	qp->comp.probed = true;
 	qp->req.rnr_wait = true;
 	qp->req.rnr_until = ktime_add_us(ktime_get(), usec);
 	wookie_qp_arm_timer(qp, qp->req.rnr_until);
@@ -687,14 +694,78 @@ static void wookie_read_ooo_check(struct wookie_qp *qp)
 }
 
 /*
+ * When the tail-loss probe (portable/wookie_rtt.h) is due: the probe
+ * time after the last progress.  False when none may go: a peer on this
+ * device (its packets are delivered in memory, and a probe would only
+ * duplicate what its engine has yet to take), no ACK timeout, a probe
+ * since the last progress, or no round trip known yet.
+ */
+bool wookie_comp_probe_due(struct wookie_qp *qp, ktime_t *due)
+{
+	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+	u64 probe_ns;
+
+	if (qp->kind != WOOKIE_QP_KIND_RC || qp->av.local || !usec ||
+	    qp->comp.probed)
+		return false;
+	probe_ns = wookie_rtt_probe_ns(&qp->req.rtt,
+				       wookie_reorder_usec(qp) * NSEC_PER_USEC,
+				       usec * NSEC_PER_USEC / 2);
+	if (!probe_ns)
+		return false;
+	*due = ktime_add_ns(qp->comp.last_progress, probe_ns);
+	return true;
+}
+
+/*
+ * The tail-loss probe: responses stopped for a few round trips while
+ * @wqe, the oldest WQE outstanding, waits for packets on the wire.  Ask
+ * again once, from where they stopped: a READ or atomic from its first
+ * response missing (even if that was asked for again already: the
+ * answer may be lost too), anything else from the oldest PSN not
+ * acknowledged.  No retry is spent, and the ACK timeout still counts from
+ * the last progress, should the probe be lost too.  Not while READ
+ * responses wait for a gap (they have their own deadline), nor while
+ * responses that came in time wait for this host.
+ */
+static void wookie_comp_probe(struct wookie_qp *qp,
+			      struct wookie_send_wqe *wqe, ktime_t now)
+{
+	ktime_t due;
+
+	if (qp->read_ooo_count || qp->comp.psn == qp->req.psn_end ||
+	    !wookie_comp_probe_due(qp, &due))
+		return;
+	if (ktime_before(now, due)) {
+		wookie_qp_arm_timer(qp, due);
+		return;
+	}
+	if (wookie_qp_resp_queued_before(qp, due))
+		return;
+	qp->comp.probed = true;
+	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_TAIL_PROBE);
+	ibdev_dbg(qp->ibqp.device,
+		  "qp %u: tail-loss probe at psn %#x (sent to %#x)\n",
+		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end);
+	if (wookie_is_rd_atomic(wqe->sqe.opcode)) {
+		qp->comp.read_gap = false;
+		wookie_ask_again(qp, wqe);
+		return;
+	}
+	wookie_window_nak(&qp->req.window, qp->comp.psn, qp->req.psn_end);
+	wookie_rewind(qp, qp->comp.psn);
+}
+
+/*
  * The ACK timeout: nothing came back for outstanding packets in time.
- * Also READ responses that waited for a gap longer than the reorder time.
+ * Before it, the tail-loss probe.  Also READ responses that waited for a
+ * gap longer than the reorder time.
  */
 void wookie_comp_check_timeout(struct wookie_qp *qp)
 {
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
 	struct wookie_send_wqe *wqe;
-	ktime_t deadline;
+	ktime_t deadline, now;
 	u32 index;
 
 	wookie_read_ooo_check(qp);
@@ -703,8 +774,10 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	wqe = wookie_oldest_sent(qp, &index);
 	if (!wqe)
 		return;
+	now = ktime_get();
 	deadline = ktime_add_us(qp->comp.last_progress, usec);
-	if (ktime_before(ktime_get(), deadline)) {
+	if (ktime_before(now, deadline)) {
+		wookie_comp_probe(qp, wqe, now);
 		wookie_qp_arm_timer(qp, deadline);
 		return;
 	}

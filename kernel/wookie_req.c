@@ -122,6 +122,19 @@ static u8 wookie_write_opcode(u8 wr_opcode, bool first, bool last)
 	return imm ? WOOKIE_OP_WRITE_LAST_IMM : WOOKIE_OP_WRITE_LAST;
 }
 
+/*
+ * A packet that asks for a response goes out: time it, unless a packet
+ * is timed already or this one was sent before (a response to a packet
+ * sent twice times neither).  Not for a peer on this device, which is
+ * never probed (wookie_comp_probe_due()).
+ */
+static void wookie_req_time(struct wookie_qp *qp, u32 psn)
+{
+	if (!qp->av.local && !qp->req.rtt.timing &&
+	    wookie_psn_diff(psn, qp->req.psn_end) >= 0)
+		wookie_rtt_sent(&qp->req.rtt, psn, ktime_get_ns());
+}
+
 /* One packet of a SEND or RDMA WRITE. */
 static int wookie_send_data_packet(struct wookie_qp *qp,
 				   struct wookie_send_wqe *wqe)
@@ -205,6 +218,8 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 
 	if (first)
 		wqe->state = WOOKIE_WQE_SENDING;
+	if (h.bth.ack_req)
+		wookie_req_time(qp, h.bth.psn);
 	wqe->done_bytes += len;
 	qp->req.psn = wookie_psn_add(qp->req.psn, 1);
 	qp->req.psn_end = wookie_psn_sent_end(qp->req.psn_end, h.bth.psn,
@@ -276,6 +291,7 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 			wookie_count(to_wookie_dev(qp->ibqp.device),
 				     WOOKIE_CNT_RDMA_SEND);
 	}
+	wookie_req_time(qp, h.bth.psn);
 	qp->req.psn = wookie_psn_add(qp->req.psn, npkts);
 	qp->req.psn_end = wookie_psn_sent_end(qp->req.psn_end, h.bth.psn,
 					      qp->req.psn);
@@ -318,12 +334,16 @@ static void wookie_do_local_op(struct wookie_qp *qp,
 static void wookie_req_arm_timer(struct wookie_qp *qp, bool idle)
 {
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
+	ktime_t due;
 
 	if (qp->kind != WOOKIE_QP_KIND_RC || !usec)
 		return;
 	if (idle)
 		qp->comp.last_progress = ktime_get();
 	wookie_qp_arm_timer(qp, ktime_add_us(qp->comp.last_progress, usec));
+	/* Nothing else runs the QP before then if no response comes. */
+	if (wookie_comp_probe_due(qp, &due))
+		wookie_qp_arm_timer(qp, due);
 }
 
 /*

@@ -19,8 +19,10 @@
 #      a late ACK after an ACK timeout, which must spare the requester
 #      sending again what it covers, a fenced WRITE that must go again
 #      ahead of the READ after it, and an old ACK repeated for ever, which
-#      may hold the ACK timeout only a bounded number of times; and a
-#      SEND one PSN ahead, kept until the SEND before it comes;
+#      may hold the ACK timeout only a bounded number of times; a SEND
+#      one PSN ahead, kept until the SEND before it comes; and a SEND
+#      never acknowledged after one that was, probed once before the
+#      ACK timeout, spending no retry;
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -635,6 +637,31 @@ if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout 14; then
 		zza:sent_pkts=8 zza:completer_retry_err=7 \
 		zza:retry_exceeded_err=1 zzb:rx_drop_no_qp=8 \
 		'zza:rcvd_pkts>=1500' 'zza:rx_drop_qp_busy>=0'
+	tgt_is "the requester is in the error state" state '^state ERR$'
+	tgt_stop
+fi
+
+echo "--- 2h. the tail-loss probe: once, spending no retry"
+# A SEND acknowledged by the injector gives the requester its first round
+# trip; the next SEND is never acknowledged.  Once responses have stopped
+# for a few round trips (at most half the ACK timeout: 0.5 s of 1.1 s,
+# 2.1 s of 4.3 s on the sanitizer kernel) the requester sends it again,
+# spending no retry; then only the ACK timeout sends it, with no second
+# probe before an acknowledgment: 1 + 1 + 7 transmissions.
+tmo=18
+[ "$RDMA_SLOW" -eq 1 ] || tmo=20
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout $tmo; then
+	tgt_is "post a SEND (PSN $P)" "send 64" '^ok$'
+	case_ "good-ack for it" hostB "$B" "$A" "$T_QPN" good-ack \
+		--psn "$P" --msn 1 -- zza:rcvd_pkts=1
+	tgt_is "the SEND completes" "poll 3000 1" '^wc 1 success/send/[0-9]+$'
+	snap
+	tgt_is "post a SEND (PSN $((P + 1))), never acknowledged" "send 64" '^ok$'
+	tgt_is "it runs out of retries" "poll $((60000 * RDMA_SLOW)) 1" \
+		'^wc 1 retry_exc/'
+	expect "the probe, then 1 + 7 tries" zza:sent_pkts=9 \
+		zza:completer_retry_err=8 zza:tail_loss_probes=1 \
+		zza:retry_exceeded_err=1 zzb:rx_drop_no_qp=9
 	tgt_is "the requester is in the error state" state '^state ERR$'
 	tgt_stop
 fi
