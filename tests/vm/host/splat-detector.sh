@@ -5,7 +5,8 @@
 # both ways: a module that WARN()s on load must fail the run and be named,
 # the same module loaded quietly must pass, splat-like text printed by the
 # command must not count, the command's exit status must come back, and
-# a guest that never finishes or a missing wookie.ko must fail the run.
+# a guest that never finishes or a missing wookie.ko must fail the run;
+# a known upstream lockdep report is tolerated, and only that.
 # vm-test passes extra vm-run options (--debug-kernel) in WOOKIE_VM_ARGS.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -59,6 +60,41 @@ check() {
 }
 
 detected='^vm-run: kernel splat detected:'
+
+# Known upstream lockdep reports (WOOKIE_KNOWN_REPORTS), on text alone:
+# nvmet-rdma's, as the sanitizer kernel printed it, is tolerated whole;
+# the same report with a wookie frame in it, or without one of its
+# signature's functions, is a splat, and so is a WARNING after it.
+report=$top/tests/vm/host/lockdep-nvmet-rdma.txt
+text_check() {
+	local name=$1 want=$2 got=yes
+
+	shift 2
+	"$@" >"$logs/$name.txt"
+	wookie_vm_splats "$logs/$name.txt" "no-marker: " >/dev/null || got=no
+	if [ "$got" = "$want" ]; then
+		echo "ok $name (splat: $got)"
+	else
+		echo "not ok $name: splat $got, want $want"
+		failed=1
+	fi
+}
+text_check known-report-tolerated no cat "$report"
+if wookie_vm_kernel_lines "$report" "no-marker: " | wookie_vm_known_reports |
+	grep -qx 'known upstream lockdep report: nvmet-rdma-connect-vs-port-removal'; then
+	echo "ok known-report-named"
+else
+	echo "not ok known-report-named"
+	failed=1
+fi
+text_check known-report-with-wookie-frame yes \
+	sed 's/nvmet_rdma_cm_handler+0x80a/wookie_poll_cq+0x80a/' "$report"
+text_check known-report-with-wookie-module yes \
+	sed 's/\(nvmet_rdma_handle_command+0x69e\/0xb20\) \[nvmet_rdma\]/\1 [wookie]/' "$report"
+text_check other-report yes \
+	sed 's/nvmet_rdma_disable_port/nvmet_rdma_other_port/g' "$report"
+text_check warn-after-known-report yes \
+	sh -c 'cat "$1"; echo "[  600.000000] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2"' sh "$report"
 
 # The WARN must fail the run, and the report must name the culprit.
 check warn-fails nonzero \
