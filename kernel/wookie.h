@@ -497,6 +497,13 @@ struct wookie_send_wqe {
 	};
 	/* UD: the AH's address vector, copied when the WQE is fetched. */
 	struct wookie_av av;
+	/*
+	 * UD, not fetched yet: @av is already that of AH @pinned_ah, which
+	 * was destroyed after the WQE at SQ index @pinned_index named it
+	 * (wookie_req_pin_av()).  0: nothing pinned.
+	 */
+	u32 pinned_ah;
+	u32 pinned_index;
 	u64 total_len;
 	enum wookie_wqe_state state;
 	/* enum ib_wc_status once DONE */
@@ -1026,6 +1033,8 @@ void wookie_qp_sq_error(struct wookie_qp *qp);
 void wookie_qp_engine_init(struct wookie_qp *qp);
 /* Have the engine run on the QP soon, from its work item. */
 void wookie_qp_kick(struct wookie_qp *qp);
+void wookie_qp_hold(struct wookie_qp *qp);
+void wookie_qp_unhold(struct wookie_qp *qp);
 /* Run the engine on the QP now (process context, no locks held). */
 void wookie_qp_run(struct wookie_qp *qp);
 /* The same from the softirq that received a packet for the QP. */
@@ -1198,6 +1207,8 @@ static inline void wookie_wqe_finish(struct wookie_qp *qp,
 
 /* Requester: send what the SQ holds; false when it must run again. */
 bool wookie_requester(struct wookie_qp *qp);
+void wookie_req_pin_av(struct wookie_qp *qp, u32 ah_num,
+		       const struct wookie_av *av);
 /* Completer: process one response packet (consumed). */
 void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt);
 void wookie_read_ooo_drop(struct wookie_qp *qp);

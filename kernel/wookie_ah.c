@@ -131,12 +131,46 @@ int wookie_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 }
 
 /* Not sleepable unless @flags say RDMA_DESTROY_AH_SLEEPABLE: irqsave. */
+/*
+ * Pin @ah's address vector in the unfetched WQEs of the UD QPs of its PD
+ * (wookie_req_pin_av()).  One QP at a time, each held by a reference
+ * taken under the xarray's lock, as in wookie_qp_get().
+ */
+static void wookie_ah_pin_posted(struct wookie_dev *wdev,
+				 struct wookie_ah *ah)
+{
+	unsigned long index = 0, flags;
+	struct wookie_qp *qp;
+
+	for (;;) {
+		xa_lock_irqsave(&wdev->qps, flags);
+		qp = xa_find(&wdev->qps, &index, ULONG_MAX, XA_PRESENT);
+		while (qp && (qp->kind != WOOKIE_QP_KIND_UD ||
+			      qp->ibqp.pd != ah->ibah.pd ||
+			      !refcount_inc_not_zero(&qp->refcount)))
+			qp = xa_find_after(&wdev->qps, &index, ULONG_MAX,
+					   XA_PRESENT);
+		xa_unlock_irqrestore(&wdev->qps, flags);
+		if (!qp)
+			return;
+		wookie_req_pin_av(qp, ah->ah_num, &ah->av);
+		wookie_qp_put(qp);
+		index++;
+	}
+}
+
 int wookie_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibah->device);
 	struct wookie_ah *ah = to_wookie_ah(ibah);
 	unsigned long irqflags;
 
+	/*
+	 * Kernel consumers that cannot sleep here keep their AHs until the
+	 * sends that name them complete, as the ones in the tree do.
+	 */
+	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
+		wookie_ah_pin_posted(wdev, ah);
 	xa_lock_irqsave(&wdev->ahs, irqflags);
 	__xa_erase(&wdev->ahs, ah->ah_num);
 	xa_unlock_irqrestore(&wdev->ahs, irqflags);

@@ -869,6 +869,7 @@ static void wookie_flush_unfetched(struct wookie_qp *qp)
 		memcpy(&wqe->sqe, wookie_ring_slot(sq, qp->req.fetch),
 		       sizeof(wqe->sqe));
 		wqe->total_len = 0;
+		wqe->pinned_ah = 0;
 		wqe->state = WOOKIE_WQE_DONE;
 		wqe->status = IB_WC_WR_FLUSH_ERR;
 		qp->req.fetch++;

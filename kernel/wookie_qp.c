@@ -326,8 +326,7 @@ static void wookie_qp_quiesce(struct wookie_qp *qp)
 {
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
-	while (test_and_set_bit_lock(WOOKIE_QP_RUNNING, &qp->run_flags))
-		usleep_range(10, 100);
+	wookie_qp_hold(qp);
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
 }
@@ -350,10 +349,15 @@ static void wookie_ring_reset(struct wookie_ring *ring)
 /* Back to RESET: empty rings, no engine state. */
 static void wookie_qp_reset(struct wookie_qp *qp)
 {
+	u32 i;
+
 	wookie_qp_drop_inbound(qp);
 	wookie_ring_reset(&qp->sq);
 	wookie_ring_reset(&qp->rq);
 	qp->rq_consumer = 0;
+	/* Indexes start again at 0: no pin may match a new WQE. */
+	for (i = 0; qp->swqe && i < qp->sq.num_entries; i++)
+		qp->swqe[i].pinned_ah = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	wookie_window_init(&qp->req.window);
 	memset(&qp->comp, 0, sizeof(qp->comp));
@@ -663,12 +667,40 @@ int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/*
+ * UD and UC wait for no acknowledgment: what was posted before a destroy
+ * goes out first, as on a NIC, which has read its SQ long before a
+ * destroy command reaches it (rdma-core's mckey destroys its QP right
+ * after posting unsignaled sends).  Posting makes no system call, so the
+ * engine may not have run yet.  The tries, not the producer index that
+ * user space writes, bound the loop: each run sends up to a budget, and
+ * a run that found the QP taken waits for the one that has it.
+ */
+static void wookie_qp_send_posted(struct wookie_qp *qp)
+{
+	unsigned int tries = qp->sq.num_entries / WOOKIE_WORK_BUDGET + 4;
+	u32 index;
+
+	if (qp->kind == WOOKIE_QP_KIND_RC || !qp->sq.hdr)
+		return;
+	while (tries--) {
+		index = READ_ONCE(qp->req.index);
+		if (READ_ONCE(qp->state) != IB_QPS_RTS ||
+		    READ_ONCE(qp->sq.hdr->producer) == index)
+			return;
+		wookie_qp_run(qp);
+		if (READ_ONCE(qp->req.index) == index)
+			usleep_range(50, 100);
+	}
+}
+
 int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibqp->device);
 	struct wookie_qp *qp = to_wookie_qp(ibqp);
 	unsigned long flags;
 
+	wookie_qp_send_posted(qp);
 	/* No new deliveries, then wait for those in progress. */
 	wookie_mcast_detach_all(qp);
 	xa_erase_irq(&wdev->qps, ibqp->qp_num);

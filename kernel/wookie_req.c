@@ -19,7 +19,8 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_ring *sq = &qp->sq;
 	struct wookie_send_wqe *wqe;
-	u32 producer, count;
+	u32 producer, count, index = qp->req.fetch;
+	bool pinned;
 	u8 *slot;
 	size_t len;
 	int err;
@@ -39,6 +40,9 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 		    sizeof(wqe->inline_data));
 	memcpy(&wqe->sqe, slot, sizeof(wqe->sqe));
 	memcpy(wqe->inline_data, slot + sizeof(wqe->sqe), len);
+	pinned = wqe->pinned_ah && wqe->pinned_ah == wqe->sqe.ud.ah_num &&
+		 wqe->pinned_index == index;
+	wqe->pinned_ah = 0;
 	qp->req.fetch++;
 	wqe->state = WOOKIE_WQE_PENDING;
 	wqe->status = IB_WC_SUCCESS;
@@ -53,12 +57,47 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 							   IB_WC_LOC_QP_OP_ERR);
 		return -ECANCELED;
 	}
-	if (qp->kind == WOOKIE_QP_KIND_UD &&
+	if (qp->kind == WOOKIE_QP_KIND_UD && !pinned &&
 	    wookie_ah_lookup(wdev, wqe->sqe.ud.ah_num, qp->ibqp.pd, &wqe->av)) {
 		wookie_wqe_finish(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 		return -ECANCELED;
 	}
 	return 0;
+}
+
+/*
+ * AH @ah_num is being destroyed: give its address vector to the WQEs
+ * posted on UD QP @qp that name it and are not fetched yet.  A NIC reads
+ * the AV when the WQE is posted, so a consumer may destroy the AH right
+ * after its last post (rdma-core's mckey does); posting here makes no
+ * system call, and the requester may fetch those WQEs later.  The count
+ * bounds the loop, as in a fetch; a slot rewritten after this is the
+ * poster's own business.
+ */
+void wookie_req_pin_av(struct wookie_qp *qp, u32 ah_num,
+		       const struct wookie_av *av)
+{
+	struct wookie_ring *sq = &qp->sq;
+	u32 producer, count, i;
+
+	wookie_qp_hold(qp);
+	/* Pairs with the poster's release: the slots are written. */
+	producer = smp_load_acquire(&sq->hdr->producer);
+	if (!wookie_ring_fetchable(producer, qp->comp.index, qp->req.fetch,
+				   sq->num_entries, &count))
+		count = 0;
+	for (i = qp->req.fetch; count; i++, count--) {
+		const struct wookie_sqe *sqe = wookie_ring_slot(sq, i);
+		struct wookie_send_wqe *wqe;
+
+		if (READ_ONCE(sqe->ud.ah_num) != ah_num)
+			continue;
+		wqe = wookie_swqe(qp, i);
+		wqe->av = *av;
+		wqe->pinned_ah = ah_num;
+		wqe->pinned_index = i;
+	}
+	wookie_qp_unhold(qp);
 }
 
 /*

@@ -32,6 +32,27 @@ void wookie_qp_kick(struct wookie_qp *qp)
 		queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
 }
 
+/*
+ * Keep the engine off @qp for a short look at its state from process
+ * context: RUNNING held as a pass holds it, waiting out the pass that
+ * holds it now.  Kicks meanwhile only set AGAIN: unhold runs them.
+ */
+void wookie_qp_hold(struct wookie_qp *qp)
+{
+	might_sleep();
+	while (test_and_set_bit_lock(WOOKIE_QP_RUNNING, &qp->run_flags))
+		usleep_range(10, 100);
+}
+
+void wookie_qp_unhold(struct wookie_qp *qp)
+{
+	clear_bit_unlock(WOOKIE_QP_RUNNING, &qp->run_flags);
+	/* RUNNING cleared before AGAIN is read: see wookie_qp_kick(). */
+	smp_mb__after_atomic();
+	if (test_bit(WOOKIE_QP_AGAIN, &qp->run_flags))
+		queue_work(to_wookie_dev(qp->ibqp.device)->wq, &qp->work);
+}
+
 static struct wookie_pkt *wookie_qp_dequeue(struct wookie_qp *qp,
 					    struct list_head *list)
 {

@@ -673,3 +673,71 @@ class UDTest(VerbsTest):
         a.qp.post_send(wr)
         self.poll_ok(a.cq)
         self.poll_ok(b.cq)
+
+    def ud_post_in_sqd(self, n, flags=e.IBV_SEND_SIGNALED):
+        """A UD pair with N sends of 64 bytes posted on A in SQD, where
+        nothing is started, and N receives of 256 bytes on B.  Returns
+        the ends, the AH the sends name and the receive buffer."""
+        cap = QPCap(max_send_wr=n, max_recv_wr=n, max_send_sge=1,
+                    max_recv_sge=1)
+        a, b = self.ud_pair(cap=cap)
+        modify(self, a.qp, e.IBV_QPT_UD, 'SQD')
+        ah = self.ah(a.pd)
+        src, dst = a.mr(64 * n), b.mr(256 * n)
+        for i in range(n):
+            self.recv(b.qp, dst, 256, 256 * i, wr_id=i)
+        src.write(b''.join(pattern(64, i) for i in range(n)), 64 * n)
+        # Chained WRs point at each other: keep them all alive.
+        wrs = []
+        for i in reversed(range(n)):
+            wr = SendWR(wr_id=i, num_sge=1, send_flags=flags,
+                        sg=[SGE(src.buf + 64 * i, 64, src.lkey)],
+                        next_wr=wrs[0] if wrs else None)
+            wr.set_wr_ud(ah, b.qpn, QKEY)
+            wrs.insert(0, wr)
+        a.qp.post_send(wrs[0])
+        self.assertEmpty(a.cq, 0.1)
+        # Alive until the test ends: the WRs, and the MR they gather from.
+        self.keep = (wrs, src)
+        return a, b, ah, dst
+
+    def assertUDReceived(self, b, dst, n):
+        for wc in self.poll_ok(b.cq, n, opcode=e.IBV_WC_RECV):
+            self.assertEqual(wc.byte_len, self.GRH + 64)
+            off = 256 * wc.wr_id
+            # RoCEv2 over IPv4: the IPv4 header in the GRH's last 20 bytes.
+            self.assertEqual(dst.read(1, off + 20)[0], 0x45)
+            self.assertEqual(dst.read(64, off + self.GRH),
+                             pattern(64, wc.wr_id))
+
+    def test_ah_destroyed_after_post(self):
+        # A NIC reads the AH when the WQE is posted: destroying it after
+        # the post changes nothing for the WQE, and neither does an AH
+        # created next (which here takes the freed number) to another
+        # GID, link-local IPv6.
+        n = 8
+        a, b, ah, dst = self.ud_post_in_sqd(n)
+        ah.close()
+        other = self.ah(a.pd, sgid_index=0,
+                        dgid=self.ctx.query_gid(PORT, 0))
+        a.qp.modify(qp_attr_for(self, e.IBV_QPT_UD, e.IBV_QPS_RTS),
+                    e.IBV_QP_STATE)
+        self.assertEqual([w.wr_id for w in self.poll_ok(a.cq, n)],
+                         list(range(n)))
+        self.assertUDReceived(b, dst, n)
+        other.close()
+
+    def test_destroy_after_unsignaled_posts(self):
+        # rdma-core's mckey: unsignaled UD sends, then the AH and the QP
+        # destroyed at once.  UD waits for no acknowledgement, and a NIC
+        # has read its SQ before a destroy command reaches it: every
+        # message arrives.  Back in RTS the engine starts from its work
+        # item, later than the destroy here.
+        n = 128
+        a, b, ah, dst = self.ud_post_in_sqd(n, flags=0)
+        a.qp.modify(qp_attr_for(self, e.IBV_QPT_UD, e.IBV_QPS_RTS),
+                    e.IBV_QP_STATE)
+        ah.close()
+        a.qp.close()
+        self.assertUDReceived(b, dst, n)
+
