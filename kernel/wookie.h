@@ -235,6 +235,15 @@ struct wookie_ucontext {
 
 struct wookie_pd {
 	struct ib_pd ibpd;
+	/*
+	 * The PD's UD QPs, for destroy_ah to pin an AH's address vector in
+	 * the WQEs posted on them (wookie_ah_pin_posted()).
+	 */
+	spinlock_t ud_lock;
+	struct list_head ud_qps;
+	/* One walk at a time: a QP's pin_gen says which walk saw it last. */
+	struct mutex pin_mutex;
+	u64 pin_gen;
 };
 
 /*
@@ -769,6 +778,9 @@ struct wookie_qp {
 	/* ... with the producer it saw last, and when it moved. */
 	u32 poll_seen;
 	ktime_t poll_active;
+	/* UD: on its PD's ud_qps (under ud_lock), and the walk that saw it. */
+	struct list_head pd_node;
+	u64 pin_gen;
 	/* RNR and ACK timeouts queue the work. */
 	struct hrtimer timer;
 	/* The last WQE reached event was raised (SRQ QPs in ERR). */
@@ -1004,6 +1016,8 @@ int wookie_destroy_ah(struct ib_ah *ibah, u32 flags);
 int wookie_av_from_attr(struct wookie_dev *wdev, struct wookie_av *av,
 			const struct rdma_ah_attr *attr);
 void wookie_av_to_attr(const struct wookie_av *av, struct rdma_ah_attr *attr);
+void wookie_pd_add_ud(struct wookie_pd *pd, struct wookie_qp *qp);
+void wookie_pd_del_ud(struct wookie_pd *pd, struct wookie_qp *qp);
 /* Copy the AV of AH @ah_num if it belongs to @pd; -EINVAL otherwise. */
 int wookie_ah_lookup(struct wookie_dev *wdev, u32 ah_num, struct ib_pd *pd,
 		     struct wookie_av *av);

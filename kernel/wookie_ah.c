@@ -130,35 +130,70 @@ int wookie_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	return 0;
 }
 
-/* Not sleepable unless @flags say RDMA_DESTROY_AH_SLEEPABLE: irqsave. */
-/*
- * Pin @ah's address vector in the unfetched WQEs of the UD QPs of its PD
- * (wookie_req_pin_av()).  One QP at a time, each held by a reference
- * taken under the xarray's lock, as in wookie_qp_get().
- */
-static void wookie_ah_pin_posted(struct wookie_dev *wdev,
-				 struct wookie_ah *ah)
+void wookie_pd_add_ud(struct wookie_pd *pd, struct wookie_qp *qp)
 {
-	unsigned long index = 0, flags;
-	struct wookie_qp *qp;
+	unsigned long flags;
 
-	for (;;) {
-		xa_lock_irqsave(&wdev->qps, flags);
-		qp = xa_find(&wdev->qps, &index, ULONG_MAX, XA_PRESENT);
-		while (qp && (qp->kind != WOOKIE_QP_KIND_UD ||
-			      qp->ibqp.pd != ah->ibah.pd ||
-			      !refcount_inc_not_zero(&qp->refcount)))
-			qp = xa_find_after(&wdev->qps, &index, ULONG_MAX,
-					   XA_PRESENT);
-		xa_unlock_irqrestore(&wdev->qps, flags);
-		if (!qp)
-			return;
-		wookie_req_pin_av(qp, ah->ah_num, &ah->av);
-		wookie_qp_put(qp);
-		index++;
-	}
+	spin_lock_irqsave(&pd->ud_lock, flags);
+	list_add_tail(&qp->pd_node, &pd->ud_qps);
+	spin_unlock_irqrestore(&pd->ud_lock, flags);
 }
 
+void wookie_pd_del_ud(struct wookie_pd *pd, struct wookie_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pd->ud_lock, flags);
+	list_del_init(&qp->pd_node);
+	spin_unlock_irqrestore(&pd->ud_lock, flags);
+}
+
+/*
+ * Pin @ah's address vector in the unfetched WQEs of the UD QPs of its PD
+ * (wookie_req_pin_av()), one QP at a time, each held by a reference taken
+ * under ud_lock (destroy_qp takes the QP off the list, then waits for its
+ * references).  A walk goes on from the QP it held, or from the head if
+ * that one left the list; pin_gen skips those it saw.  Only QPs with WQEs
+ * posted and not fetched are held: the AH is in use on few of them.
+ */
+static void wookie_ah_pin_posted(struct wookie_pd *pd, struct wookie_ah *ah)
+{
+	struct wookie_qp *qp, *held = NULL;
+	unsigned long flags;
+	u64 gen;
+
+	mutex_lock(&pd->pin_mutex);
+	gen = ++pd->pin_gen;
+	for (;;) {
+		spin_lock_irqsave(&pd->ud_lock, flags);
+		qp = held;
+		if (held && list_empty(&held->pd_node))
+			qp = NULL;
+		qp = list_prepare_entry(qp, &pd->ud_qps, pd_node);
+		if (held)
+			wookie_qp_put(held);
+		held = NULL;
+		list_for_each_entry_continue(qp, &pd->ud_qps, pd_node) {
+			if (qp->pin_gen == gen)
+				continue;
+			qp->pin_gen = gen;
+			/* Pairs with the poster's release, as a fetch. */
+			if (smp_load_acquire(&qp->sq.hdr->producer) !=
+			    READ_ONCE(qp->req.fetch) &&
+			    refcount_inc_not_zero(&qp->refcount)) {
+				held = qp;
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&pd->ud_lock, flags);
+		if (!held)
+			break;
+		wookie_req_pin_av(held, ah->ah_num, &ah->av);
+	}
+	mutex_unlock(&pd->pin_mutex);
+}
+
+/* Not sleepable unless @flags say RDMA_DESTROY_AH_SLEEPABLE: irqsave. */
 int wookie_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibah->device);
@@ -170,7 +205,7 @@ int wookie_destroy_ah(struct ib_ah *ibah, u32 flags)
 	 * sends that name them complete, as the ones in the tree do.
 	 */
 	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
-		wookie_ah_pin_posted(wdev, ah);
+		wookie_ah_pin_posted(to_wookie_pd(ibah->pd), ah);
 	xa_lock_irqsave(&wdev->ahs, irqflags);
 	__xa_erase(&wdev->ahs, ah->ah_num);
 	xa_unlock_irqrestore(&wdev->ahs, irqflags);

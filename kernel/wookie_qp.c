@@ -247,6 +247,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->read_ooo);
 	INIT_LIST_HEAD(&qp->resp_ooo);
 	INIT_LIST_HEAD(&qp->poll_node);
+	INIT_LIST_HEAD(&qp->pd_node);
 	wookie_qp_engine_init(qp);
 	wookie_upcall_init(&qp->upcall, wookie_qp_upcall);
 	wookie_window_init(&qp->req.window);
@@ -292,6 +293,8 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 	xa_store_irq(&wdev->qps, qpn, qp, GFP_KERNEL);
+	if (qp->kind == WOOKIE_QP_KIND_UD)
+		wookie_pd_add_ud(to_wookie_pd(ibqp->pd), qp);
 	return 0;
 
 err_qpn:
@@ -672,25 +675,30 @@ int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * goes out first, as on a NIC, which has read its SQ long before a
  * destroy command reaches it (rdma-core's mckey destroys its QP right
  * after posting unsignaled sends).  Posting makes no system call, so the
- * engine may not have run yet.  The tries, not the producer index that
- * user space writes, bound the loop: each run sends up to a budget, and
- * a run that found the QP taken waits for the one that has it.
+ * engine may not have run yet, or runs elsewhere (a softirq, its work):
+ * wait for that pass, then run one here.  At most a ring's worth of WQEs
+ * (user space may go on posting), and only while passes make progress.
  */
 static void wookie_qp_send_posted(struct wookie_qp *qp)
 {
-	unsigned int tries = qp->sq.num_entries / WOOKIE_WORK_BUDGET + 4;
-	u32 index;
+	u32 start = READ_ONCE(qp->req.index), index;
+	unsigned int stalled = 0;
 
-	if (qp->kind == WOOKIE_QP_KIND_RC || !qp->sq.hdr)
+	if (qp->kind == WOOKIE_QP_KIND_RC)
 		return;
-	while (tries--) {
+	for (;;) {
 		index = READ_ONCE(qp->req.index);
 		if (READ_ONCE(qp->state) != IB_QPS_RTS ||
-		    READ_ONCE(qp->sq.hdr->producer) == index)
+		    READ_ONCE(qp->sq.hdr->producer) == index ||
+		    index - start >= qp->sq.num_entries)
 			return;
+		wookie_qp_hold(qp);
+		wookie_qp_unhold(qp);
 		wookie_qp_run(qp);
-		if (READ_ONCE(qp->req.index) == index)
-			usleep_range(50, 100);
+		if (READ_ONCE(qp->req.index) != index)
+			stalled = 0;
+		else if (++stalled > 2)
+			return;
 	}
 }
 
@@ -704,6 +712,8 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* No new deliveries, then wait for those in progress. */
 	wookie_mcast_detach_all(qp);
 	xa_erase_irq(&wdev->qps, ibqp->qp_num);
+	if (qp->kind == WOOKIE_QP_KIND_UD)
+		wookie_pd_del_ud(to_wookie_pd(ibqp->pd), qp);
 	wookie_qp_unpoll(qp);
 	wookie_qp_put(qp);
 	wait_for_completion(&qp->released);

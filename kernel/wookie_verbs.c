@@ -83,6 +83,11 @@ void wookie_disassociate_ucontext(struct ib_ucontext *ibuc)
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
+	struct wookie_pd *pd = to_wookie_pd(ibpd);
+
+	spin_lock_init(&pd->ud_lock);
+	INIT_LIST_HEAD(&pd->ud_qps);
+	mutex_init(&pd->pin_mutex);
 
 	/* A PD takes no attributes: there is nothing to read from udata. */
 	if (atomic_inc_return(&wdev->num_pd) > WOOKIE_MAX_PD) {
@@ -96,6 +101,7 @@ int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
 
+	mutex_destroy(&to_wookie_pd(ibpd)->pin_mutex);
 	atomic_dec(&wdev->num_pd);
 	return 0;
 }

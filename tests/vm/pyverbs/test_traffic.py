@@ -680,7 +680,7 @@ class UDTest(VerbsTest):
         the ends, the AH the sends name and the receive buffer."""
         cap = QPCap(max_send_wr=n, max_recv_wr=n, max_send_sge=1,
                     max_recv_sge=1)
-        a, b = self.ud_pair(cap=cap)
+        a, b = self.ud_pair(cap=cap, cq_depth=max(256, n))
         modify(self, a.qp, e.IBV_QPT_UD, 'SQD')
         ah = self.ah(a.pd)
         src, dst = a.mr(64 * n), b.mr(256 * n)
@@ -701,12 +701,24 @@ class UDTest(VerbsTest):
         self.keep = (wrs, src)
         return a, b, ah, dst
 
+    def assertFromOwnGid(self, dst, off):
+        """The network header a UD receive at OFF starts with came from
+        the GID under test (the senders here all use it)."""
+        gid = bytes.fromhex(str(self.gid).replace(':', ''))
+        if gid[:12] == bytes(10) + b'\xff\xff':
+            # RoCEv2 over IPv4: the IPv4 header in the GRH's last 20
+            # bytes, its source address 12 bytes in.
+            self.assertEqual(dst.read(1, off + 20)[0], 0x45)
+            self.assertEqual(dst.read(4, off + 32), gid[12:])
+        else:
+            self.assertEqual(dst.read(1, off)[0] >> 4, 6)
+            self.assertEqual(dst.read(16, off + 8), gid)
+
     def assertUDReceived(self, b, dst, n):
         for wc in self.poll_ok(b.cq, n, opcode=e.IBV_WC_RECV):
             self.assertEqual(wc.byte_len, self.GRH + 64)
             off = 256 * wc.wr_id
-            # RoCEv2 over IPv4: the IPv4 header in the GRH's last 20 bytes.
-            self.assertEqual(dst.read(1, off + 20)[0], 0x45)
+            self.assertFromOwnGid(dst, off)
             self.assertEqual(dst.read(64, off + self.GRH),
                              pattern(64, wc.wr_id))
 
@@ -714,12 +726,13 @@ class UDTest(VerbsTest):
         # A NIC reads the AH when the WQE is posted: destroying it after
         # the post changes nothing for the WQE, and neither does an AH
         # created next (which here takes the freed number) to another
-        # GID, link-local IPv6.
+        # GID of the device.
         n = 8
         a, b, ah, dst = self.ud_post_in_sqd(n)
         ah.close()
-        other = self.ah(a.pd, sgid_index=0,
-                        dgid=self.ctx.query_gid(PORT, 0))
+        index = 0 if self.gid_index else 1
+        other = self.ah(a.pd, sgid_index=index,
+                        dgid=self.ctx.query_gid(PORT, index))
         a.qp.modify(qp_attr_for(self, e.IBV_QPT_UD, e.IBV_QPS_RTS),
                     e.IBV_QP_STATE)
         self.assertEqual([w.wr_id for w in self.poll_ok(a.cq, n)],
@@ -732,8 +745,9 @@ class UDTest(VerbsTest):
         # destroyed at once.  UD waits for no acknowledgement, and a NIC
         # has read its SQ before a destroy command reaches it: every
         # message arrives.  Back in RTS the engine starts from its work
-        # item, later than the destroy here.
-        n = 128
+        # item; a thousand sends outlast its time slice, and the AH and
+        # QP are destroyed while it works through them.
+        n = 1024
         a, b, ah, dst = self.ud_post_in_sqd(n, flags=0)
         a.qp.modify(qp_attr_for(self, e.IBV_QPT_UD, e.IBV_QPS_RTS),
                     e.IBV_QP_STATE)
