@@ -4,6 +4,7 @@
 #   make                 module (build/module/<kver>/wookie.ko) and provider
 #   make install         module, provider and wookie.driver (DESTDIR= to stage)
 #   make check           lint, host unit tests, KUnit, VM tests; ends "N passed, N failed"
+#   make check-kernels   the VM tests on Debian's 6.1 and 6.12 kernels
 #   make bench           perftest matrix, wookie beside rdma_rxe (scripts/bench)
 #   make demo            build, boot the VM, create a device, ibv_devinfo -v
 # See README.md.
@@ -12,8 +13,13 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
-# The Debian 12 kernel by default; KDIR= builds against another tree.
-KVER ?= 6.1.0-56-amd64
+# Debian 12's 6.1 kernel by default; KVER=6.12 (or a release, such as
+# 6.12.117+deb12-amd64) builds for the other line, KDIR= against another
+# tree.  The pinned releases of the two lines are scripts/lib.sh's.
+KVER_61 := $(shell . scripts/lib.sh && echo $$WOOKIE_KVER_61)
+KVER_612 := $(shell . scripts/lib.sh && echo $$WOOKIE_KVER_612)
+KVER ?= $(KVER_61)
+override KVER := $(or $(if $(filter 6.1,$(KVER)),$(KVER_61)),$(if $(filter 6.12,$(KVER)),$(KVER_612)),$(KVER))
 KDIR ?= /lib/modules/$(KVER)/build
 # The release the tree's kernel reports as uname -r (Debian's kernel.release differs).
 MODULE_KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
@@ -32,7 +38,7 @@ DESTDIR ?=
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
-	check-ulp check-ulp-debug \
+	check-ulp check-ulp-debug check-kernels \
 	kunit vm-test lint check check-debug bench demo clean
 
 all: module provider
@@ -110,6 +116,10 @@ check: setup
 
 check-debug: setup
 	scripts/check --debug-kernel
+
+# The VM tests on both kernel lines, each with its own build of the module.
+check-kernels: setup
+	scripts/check --kernels
 
 # The kernel consumers between two guests (NVMe-oF, iSER, NFS over RDMA,
 # SRP), each beside rdma_rxe in the same boot, and perftest between wookie

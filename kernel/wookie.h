@@ -19,6 +19,7 @@
 #include <linux/if_ether.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
+#include "wookie_kcompat.h"
 
 #include <rdma/wookie-abi.h>
 #include "portable/wookie_queue.h"
@@ -948,7 +949,7 @@ int wookie_fast_reg_mr(struct wookie_qp *qp, const struct wookie_sqe *wqe);
 
 /* wookie_cq.c */
 int wookie_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		     struct ib_udata *udata);
+		     struct wookie_create_cq_attrs *attrs);
 int wookie_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int wookie_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int wookie_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -112,8 +112,9 @@ static int wookie_cq_check_udata(struct ib_udata *udata, size_t resp_len)
 }
 
 int wookie_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		     struct ib_udata *udata)
+		     struct wookie_create_cq_attrs *attrs)
 {
+	struct ib_udata *udata = wookie_create_cq_udata(attrs);
 	struct wookie_dev *wdev = to_wookie_dev(ibcq->device);
 	struct wookie_cq *cq = to_wookie_cq(ibcq);
 	struct wookie_create_cq_resp resp = {};

@@ -353,6 +353,7 @@ int wookie_device_register(struct wookie_dev *wdev, const char *name)
 	err = wookie_net_attach(wdev, name);
 	if (err)
 		return err;
+	ib_mark_name_assigned_by_user(&wdev->ibdev);
 	return ib_register_device(&wdev->ibdev, name, NULL);
 }
 

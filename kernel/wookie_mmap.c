@@ -61,7 +61,7 @@ int wookie_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 			goto out;
 		}
 		/* Nor may mprotect() make it writable later. */
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	err = remap_vmalloc_range(vma, me->vaddr, 0);
 out:

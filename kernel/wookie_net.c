@@ -29,7 +29,6 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
-#include <asm/unaligned.h>
 
 #include "wookie.h"
 #include "portable/wookie_icrc.h"

@@ -6,8 +6,13 @@ WOOKIE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WOOKIE_CACHE=${WOOKIE_CACHE:-/var/cache/wookie}
 # Per-clone build products (git-ignored).
 WOOKIE_BUILD=${WOOKIE_BUILD:-$WOOKIE_TOP/build}
-# The stock Debian 12 kernel the module targets and the VM boots.
-WOOKIE_KVER=${WOOKIE_KVER:-6.1.0-56-amd64}
+# The two kernel lines wookie supports, both Debian 12's own packages: its
+# stock 6.1 and the 6.12 line of its security suite (one release pinned).
+WOOKIE_KVER_61=6.1.0-56-amd64
+WOOKIE_KVER_612=6.12.117+deb12-amd64
+WOOKIE_KSRC_612_VERSION=6.12.117-1~deb12u1
+# The kernel the module targets and the VM boots: 6.1 unless told.
+WOOKIE_KVER=${WOOKIE_KVER:-$WOOKIE_KVER_61}
 WOOKIE_LINUX_SRC=$WOOKIE_CACHE/linux-source-6.1
 WOOKIE_DEBUG_KBUILD=$WOOKIE_CACHE/debug-kernel/build
 WOOKIE_DEBUG_MODROOT=$WOOKIE_CACHE/debug-kernel/root
@@ -15,6 +20,15 @@ WOOKIE_DEBUG_MODROOT=$WOOKIE_CACHE/debug-kernel/root
 wookie_die() {
 	echo "${0##*/}: $*" >&2
 	exit 1
+}
+
+# wookie_kver_of LINE: the pinned release of kernel line LINE (6.1, 6.12).
+wookie_kver_of() {
+	case "$1" in
+	6.1) echo "$WOOKIE_KVER_61" ;;
+	6.12) echo "$WOOKIE_KVER_612" ;;
+	*) wookie_die "unknown kernel line $1 (6.1 or 6.12)" ;;
+	esac
 }
 
 # Unpack Debian's linux-source-6.1 once into the cache.

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The kernel API differences between the two lines wookie builds for,
+ * Debian 12's 6.1 and 6.12: one #if per difference, and none elsewhere.
+ */
+#ifndef WOOKIE_KCOMPAT_H
+#define WOOKIE_KCOMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/*
+ * 6.11: ib_device_ops.create_cq takes the uverbs_attr_bundle (NULL for a
+ * kernel CQ), whose driver_udata is what it took before.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define wookie_create_cq_attrs uverbs_attr_bundle
+static inline struct ib_udata *
+wookie_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define wookie_create_cq_attrs ib_udata
+static inline struct ib_udata *wookie_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+/*
+ * 6.3: vma->vm_flags became const, changed through vm_flags_clear() and
+ * vm_flags_set() (which also take the VMA's write lock).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
+/*
+ * 6.11: a device named by "rdma link add" is marked so (rxe and siw do
+ * it), and netlink reports the name as the user's.  Nothing before.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+}
+#endif
+
+/* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+#endif /* WOOKIE_KCOMPAT_H */
