@@ -480,6 +480,8 @@ struct wookie_pkt {
 	 * of a QP on the local path, which never reaches the UDP socket).
 	 */
 	bool in_buf;
+	/* Sent in memory by a QP of this device (wookie_net_xmit()). */
+	bool local;
 	u8 buf[];
 };
 
@@ -804,6 +806,15 @@ static inline void wookie_count(struct wookie_dev *wdev,
 {
 	atomic64_inc(&wdev->counters[counter]);
 }
+
+/* rdma statistic's name of @counter. */
+const char *wookie_counter_name(enum wookie_counter counter);
+/*
+ * wookie_trace.c: a packet dropped, counted in @reason and traced (with
+ * its BTH when it was parsed, else @bth is NULL).
+ */
+void wookie_drop(struct wookie_dev *wdev, enum wookie_counter reason,
+		 const struct wookie_bth *bth);
 
 static inline struct wookie_pd *to_wookie_pd(struct ib_pd *ibpd)
 {

@@ -6,6 +6,7 @@
  * send completions in SQ order.  In the error state it flushes.
  */
 #include "wookie.h"
+#include "wookie_trace.h"
 #include "portable/wookie_psn.h"
 
 /*
@@ -84,16 +85,17 @@ static u32 wookie_rewind_wqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 
 /*
  * Go back to @psn: the WQE holding it is resent from there, every later
- * one from its start.
+ * one from its start.  @cause names why, for the tracepoint.
  */
-static void wookie_rewind(struct wookie_qp *qp, u32 psn)
+static void wookie_rewind(struct wookie_qp *qp, u32 psn, const char *cause)
 {
 	u32 end = wookie_sent_end(qp);
 	bool found = false;
 	u32 i;
 
-	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x\n",
-		  qp->ibqp.qp_num, psn);
+	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x (%s)\n",
+		  qp->ibqp.qp_num, psn, cause);
+	trace_wookie_retransmit(&qp->ibqp, psn, cause);
 	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_COMP_RETRY);
 	wookie_rtt_cancel(&qp->req.rtt);
 	/* The stream gone back on may still arrive before the new one. */
@@ -237,7 +239,8 @@ static u32 wookie_gap_psn(const struct wookie_qp *qp,
 	return wookie_psn_add(wqe->first_psn, wqe->done_bytes / qp->mtu_bytes);
 }
 
-static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
+static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
+			     const char *cause)
 {
 	u32 psn = wookie_gap_psn(qp, wqe);
 
@@ -248,7 +251,7 @@ static void wookie_ask_again(struct wookie_qp *qp, struct wookie_send_wqe *wqe)
 	qp->comp.read_gap = true;
 	qp->comp.read_gap_psn = psn;
 	wookie_window_nak(&qp->req.window, psn, qp->req.psn_end);
-	wookie_rewind(qp, psn);
+	wookie_rewind(qp, psn, cause);
 }
 
 static bool wookie_is_read_response(u8 op)
@@ -291,7 +294,7 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 	}
 	if (qp->local || pkt->ref || pkt->in_buf ||
 	    qp->read_ooo_count >= WOOKIE_READ_OOO_MAX) {
-		wookie_ask_again(qp, wqe);
+		wookie_ask_again(qp, wqe, "read gap");
 		return false;
 	}
 	if (!qp->read_ooo_count)
@@ -299,7 +302,7 @@ static bool wookie_read_ooo_wait(struct wookie_qp *qp,
 	list_add_tail(&pkt->list, pos);
 	qp->read_ooo_count++;
 	if (qp->read_ooo_count >= WOOKIE_READ_OOO_ASK)
-		wookie_ask_again(qp, wqe);
+		wookie_ask_again(qp, wqe, "read gap");
 	return true;
 }
 
@@ -420,7 +423,7 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		}
 		qp->comp.rnr_retry_left--;
 	}
-	wookie_rewind(qp, psn);
+	wookie_rewind(qp, psn, "rnr");
 	/* The peer answered: nothing to probe for until it acknowledges. */
 	qp->comp.probed = true;
 	qp->req.rnr_wait = true;
@@ -475,7 +478,7 @@ static void wookie_seq_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	qp->comp.nak_rewound = true;
 	qp->comp.nak_psn = psn;
 	wookie_window_nak(&qp->req.window, psn, qp->req.psn_end);
-	wookie_rewind(qp, psn);
+	wookie_rewind(qp, psn, "nak");
 }
 
 static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
@@ -489,6 +492,8 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	case WOOKIE_AETH_RNR_NAK:
 		wookie_count(to_wookie_dev(qp->ibqp.device),
 			     WOOKIE_CNT_RCV_RNR);
+		trace_wookie_rnr(&qp->ibqp, h->bth.psn, false,
+				 syndrome & WOOKIE_AETH_VALUE_MASK);
 		wookie_rnr_nak(qp, wqe, h->bth.psn,
 			       syndrome & WOOKIE_AETH_VALUE_MASK);
 		return;
@@ -496,8 +501,8 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		break;
 	default:
 		/* A reserved AETH type: malformed, dropped. */
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RX_BAD_HDR);
+		wookie_drop(to_wookie_dev(qp->ibqp.device),
+			    WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		return;
 	}
 	switch (syndrome & WOOKIE_AETH_VALUE_MASK) {
@@ -550,8 +555,8 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		wookie_comp_hold(qp);
 		goto out;
 	default:
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RX_BAD_PSN);
+		wookie_drop(to_wookie_dev(qp->ibqp.device),
+			    WOOKIE_CNT_RX_BAD_PSN, &h->bth);
 		goto out;
 	}
 	if (op == WOOKIE_OP_ACKNOWLEDGE) {
@@ -584,7 +589,7 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 				    wookie_read_ooo_wait(qp, wqe, pkt))
 					return;
 				if (!wookie_is_read_response(op))
-					wookie_ask_again(qp, wqe);
+					wookie_ask_again(qp, wqe, "read gap");
 				goto out;
 			}
 			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
@@ -690,7 +695,7 @@ static void wookie_read_ooo_check(struct wookie_qp *qp)
 	if (ktime_before(ktime_get(), deadline))
 		wookie_qp_arm_timer(qp, deadline);
 	else
-		wookie_ask_again(qp, wqe);
+		wookie_ask_again(qp, wqe, "read gap");
 }
 
 /*
@@ -749,11 +754,11 @@ static void wookie_comp_probe(struct wookie_qp *qp,
 		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end);
 	if (wookie_is_rd_atomic(wqe->sqe.opcode)) {
 		qp->comp.read_gap = false;
-		wookie_ask_again(qp, wqe);
+		wookie_ask_again(qp, wqe, "probe");
 		return;
 	}
 	wookie_window_nak(&qp->req.window, qp->comp.psn, qp->req.psn_end);
-	wookie_rewind(qp, qp->comp.psn);
+	wookie_rewind(qp, qp->comp.psn, "probe");
 }
 
 /*
@@ -793,6 +798,8 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 		  "qp %u: ACK timeout at psn %#x (sent to %#x), %u retries left\n",
 		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
 		  qp->comp.retry_left);
+	trace_wookie_ack_timeout(&qp->ibqp, qp->comp.psn, qp->req.psn_end,
+				 qp->comp.retry_left);
 	if (!wookie_spend_retry(qp, wqe))
 		return;
 	qp->comp.last_progress = ktime_get();
@@ -800,7 +807,7 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	qp->comp.read_gap = false;
 	qp->comp.nak_rewound = false;
 	wookie_window_timeout(&qp->req.window, qp->req.psn_end);
-	wookie_rewind(qp, qp->comp.psn);
+	wookie_rewind(qp, qp->comp.psn, "timeout");
 	/* What waits, waits for the answer to this. */
 	if (qp->read_ooo_count)
 		wookie_read_ooo_restart(qp);

@@ -176,6 +176,11 @@ static const struct rdma_stat_desc wookie_counter_descs[] = {
 
 static_assert(ARRAY_SIZE(wookie_counter_descs) == WOOKIE_NUM_COUNTERS);
 
+const char *wookie_counter_name(enum wookie_counter counter)
+{
+	return wookie_counter_descs[counter].name;
+}
+
 static struct rdma_hw_stats *
 wookie_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num)
 {

@@ -307,14 +307,14 @@ void wookie_mcast_deliver(struct wookie_dev *wdev, struct wookie_pkt *pkt)
 	if (h->bth.dest_qp != WOOKIE_MCAST_QPN ||
 	    (h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
 	    wookie_transport_of(WOOKIE_QP_KIND_UD)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto out;
 	}
 	rcu_read_lock();
 	mcg = wookie_mcg_find(wdev, &pkt->dgid);
 	if (!mcg) {
 		/* The group was left while the packet was on its way. */
-		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
+		wookie_drop(wdev, WOOKIE_CNT_RX_NO_QP, &h->bth);
 		goto unlock;
 	}
 	/*

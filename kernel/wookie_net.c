@@ -170,11 +170,11 @@ static int wookie_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	if (!ip_ok || skb->len < WOOKIE_BTH_BYTES + WOOKIE_ICRC_BYTES) {
-		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, NULL);
 		goto drop;
 	}
 	if (!wookie_net_icrc_ok(skb)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_ICRC_ERR);
+		wookie_drop(wdev, WOOKIE_CNT_RX_ICRC_ERR, NULL);
 		goto drop;
 	}
 	pkt->len = skb->len - WOOKIE_ICRC_BYTES;
@@ -311,12 +311,13 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_net *wn = wookie_net(wdev->net);
 	bool v4 = av->network_type == RDMA_NETWORK_IPV4;
+	struct wookie_bth bth = pkt->hdrs.bth;
 	struct sk_buff *skb = pkt->skb;
 	int err;
 
 	/* No socket: no answer could come back (the port is taken). */
 	if (!wdev->net_attached || !(v4 ? wn->sock4 : wn->sock6)) {
-		wookie_count(wdev, WOOKIE_CNT_TX_NO_ROUTE);
+		wookie_drop(wdev, WOOKIE_CNT_TX_NO_ROUTE, &bth);
 		wookie_pkt_free(pkt);
 		return;
 	}
@@ -331,8 +332,10 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	 */
 	err = v4 ? wookie_xmit4(wdev, wn, av, skb) :
 		   wookie_xmit6(wdev, wn, av, skb);
-	wookie_count(wdev, err ? WOOKIE_CNT_TX_NO_ROUTE :
-				 WOOKIE_CNT_SENT_PKTS);
+	if (err)
+		wookie_drop(wdev, WOOKIE_CNT_TX_NO_ROUTE, &bth);
+	else
+		wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
 }
 
 /* ---- Sockets and devices per namespace ---- */

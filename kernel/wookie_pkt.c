@@ -20,6 +20,7 @@
 #include <rdma/ib_mad.h>
 
 #include "wookie.h"
+#include "wookie_trace.h"
 #include "portable/wookie_psn.h"
 #include "portable/wookie_icrc.h"
 
@@ -168,6 +169,7 @@ static void wookie_pkt_init(struct wookie_pkt *pkt, struct sk_buff *skb,
 	pkt->data = data;
 	pkt->len = len;
 	pkt->in_buf = !skb;
+	pkt->local = false;
 }
 
 struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
@@ -372,19 +374,19 @@ bool wookie_pkt_parse(struct wookie_dev *wdev, struct wookie_pkt *pkt)
 	struct wookie_hdrs *h = &pkt->hdrs;
 
 	if (wookie_hdrs_parse(pkt->data, pkt->len, h)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, NULL);
 		goto drop;
 	}
 	if (pkt->ref) {
 		if (!(h->flags & WOOKIE_OPF_PAYLOAD)) {
-			wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+			wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 			goto drop;
 		}
 		h->payload_len = pkt->ref->len;
 	}
 	/* The only P_Key is the default one; membership bit aside. */
 	if ((h->bth.pkey & 0x7fff) != (IB_DEFAULT_PKEY_FULL & 0x7fff)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_BAD_PKEY);
+		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_PKEY, &h->bth);
 		goto drop;
 	}
 	return true;
@@ -403,12 +405,12 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 
 	if ((h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
 	    wookie_transport_of(qp->kind)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_BAD_HDR);
+		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto drop;
 	}
 	/* No link carries more than the path MTU (UD: the port's). */
 	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
-		wookie_count(wdev, WOOKIE_CNT_RX_TOO_LONG);
+		wookie_drop(wdev, WOOKIE_CNT_RX_TOO_LONG, &h->bth);
 		goto drop;
 	}
 
@@ -417,7 +419,7 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || qp->num_inbound >= WOOKIE_MAX_INBOUND_PKTS) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		wookie_count(wdev, WOOKIE_CNT_RX_QP_BUSY);
+		wookie_drop(wdev, WOOKIE_CNT_RX_QP_BUSY, &h->bth);
 		goto drop;
 	}
 	qp->num_inbound++;
@@ -433,6 +435,8 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_count(wdev, WOOKIE_CNT_RCVD_PKTS);
+	trace_wookie_rx(&wdev->ibdev, h->bth.dest_qp, h->bth.opcode,
+			h->bth.psn, h->payload_len, pkt->local);
 	return true;
 
 drop:
@@ -449,7 +453,7 @@ struct wookie_qp *wookie_pkt_deliver(struct wookie_dev *wdev,
 		return NULL;
 	qp = wookie_qp_get(wdev, pkt->hdrs.bth.dest_qp);
 	if (!qp) {
-		wookie_count(wdev, WOOKIE_CNT_RX_NO_QP);
+		wookie_drop(wdev, WOOKIE_CNT_RX_NO_QP, &pkt->hdrs.bth);
 		wookie_pkt_free(pkt);
 		return NULL;
 	}
@@ -488,6 +492,7 @@ struct wookie_pkt *wookie_pkt_clone(const struct wookie_pkt *pkt, gfp_t gfp)
 	copy->traffic_class = pkt->traffic_class;
 	copy->flow_label = pkt->flow_label;
 	copy->hdrs = pkt->hdrs;
+	copy->local = pkt->local;
 	return copy;
 }
 
@@ -524,6 +529,9 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 			wookie_pkt_free(pkt);
 			return;
 		}
+		trace_wookie_tx(&wdev->ibdev, qp->ibqp.qp_num,
+				pkt->hdrs.bth.opcode, pkt->hdrs.bth.psn,
+				pkt->hdrs.payload_len, false);
 		wookie_udp_xmit(qp, av, pkt);
 		return;
 	}
@@ -534,7 +542,10 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	pkt->hop_limit = av->hop_limit;
 	pkt->traffic_class = av->traffic_class;
 	pkt->flow_label = av->flow_label;
+	pkt->local = true;
 	wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
+	trace_wookie_tx(&wdev->ibdev, qp->ibqp.qp_num, pkt->hdrs.bth.opcode,
+			pkt->hdrs.bth.psn, pkt->hdrs.payload_len, true);
 	dest = wookie_pkt_deliver(wdev, pkt);
 	if (dest) {
 		wookie_qp_schedule(qp, dest);

@@ -8,6 +8,7 @@
 #include <linux/vmalloc.h>
 
 #include "wookie.h"
+#include "wookie_trace.h"
 #include "portable/wookie_link.h"
 
 struct wookie_qp *wookie_qp_get(struct wookie_dev *wdev, u32 qpn)
@@ -62,6 +63,14 @@ void wookie_qp_event(struct wookie_qp *qp, enum ib_event_type type)
 	wookie_upcall_raise(to_wookie_dev(qp->ibqp.device), &qp->upcall, type);
 }
 
+/* Under qp->lock: every change of state goes by the tracepoint. */
+static void wookie_qp_set_state(struct wookie_qp *qp, enum ib_qp_state new)
+{
+	lockdep_assert_held(&qp->lock);
+	trace_wookie_qp_state(&qp->ibqp, qp->state, new);
+	qp->state = new;
+}
+
 void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
 {
 	unsigned long flags;
@@ -71,7 +80,7 @@ void wookie_qp_error(struct wookie_qp *qp, enum ib_event_type event)
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return;
 	}
-	qp->state = IB_QPS_ERR;
+	wookie_qp_set_state(qp, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* Posts from now on need a doorbell so that they are flushed. */
@@ -92,7 +101,7 @@ void wookie_qp_sq_error(struct wookie_qp *qp)
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return;
 	}
-	qp->state = IB_QPS_SQE;
+	wookie_qp_set_state(qp, IB_QPS_SQE);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_ring_set_flags(&qp->sq, WOOKIE_RING_FLUSH, 0);
 	wookie_qp_kick(qp);
@@ -556,7 +565,7 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (new == IB_QPS_RESET) {
 		spin_lock_irqsave(&qp->lock, flags);
-		qp->state = IB_QPS_RESET;
+		wookie_qp_set_state(qp, IB_QPS_RESET);
 		spin_unlock_irqrestore(&qp->lock, flags);
 		wookie_qp_quiesce(qp);
 		wookie_qp_reset(qp);
@@ -612,7 +621,7 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/* Before RTR is published: packets may come right after. */
 	if (mask & IB_QP_RQ_PSN)
 		wookie_resp_reset(qp);
-	qp->state = new;
+	wookie_qp_set_state(qp, new);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_qp_resume(qp);
 out:

@@ -14,6 +14,7 @@
 #include <net/ip.h>
 
 #include "wookie.h"
+#include "wookie_trace.h"
 
 /* Outcome of a step. */
 enum resp_res {
@@ -943,6 +944,8 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		 */
 		qp->resp.nak_sent = true;
 		wookie_count(resp_wdev(qp), WOOKIE_CNT_SND_RNR);
+		trace_wookie_rnr(&qp->ibqp, psn, true,
+				 qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK);
 		wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK |
 				(qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK),
 				psn);
@@ -953,7 +956,8 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		wookie_qp_error(qp, IB_EVENT_QP_REQ_ERR);
 		return;
 	case RESP_ERR_ACCESS:
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY);
+		wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY,
+			    &pkt->hdrs.bth);
 		resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR, psn);
 		resp_complete_error(qp, IB_WC_REM_ACCESS_ERR);
 		wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
@@ -1001,7 +1005,8 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		return;
 	default:
 		if (res == RESP_ERR_ACCESS)
-			wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY);
+			wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY,
+				    &pkt->hdrs.bth);
 		if (qp->kind == WOOKIE_QP_KIND_UC) {
 			resp_uc_abort(qp);
 			qp->resp.uc_drop = true;
@@ -1070,7 +1075,7 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	    (WOOKIE_OPF_SEND | RESP_OPF_ONLY))
 		return RESP_DROP;
 	if (h->deth.qkey != READ_ONCE(qp->qkey)) {
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_RX_BAD_QKEY);
+		wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_QKEY, &h->bth);
 		return RESP_DROP;
 	}
 	res = resp_get_rqe(qp);

@@ -286,3 +286,35 @@ netem_dropped_on() {
 			for (i = 1; i <= NF; i++) if ($i == "(dropped") print $(i + 1) + 0; q = 0 }')
 	echo "${n:-0}"
 }
+
+# --- wookie's tracepoints (kernel/wookie_trace.h) ------------------------
+WK_TRACEFS=/sys/kernel/tracing
+
+# wk_trace_on EVENT...: an empty trace buffer, and only these wookie:
+# events recorded from now on (a 4 MiB buffer per CPU: no event lost).
+wk_trace_on() {
+	local e
+
+	mountpoint -q $WK_TRACEFS || mount -t tracefs nodev $WK_TRACEFS || return 1
+	echo 0 >$WK_TRACEFS/events/wookie/enable &&
+		echo 4096 >$WK_TRACEFS/buffer_size_kb &&
+		: >$WK_TRACEFS/trace || return 1
+	for e in "$@"; do
+		echo 1 >"$WK_TRACEFS/events/wookie/$e/enable" || return 1
+	done
+}
+
+wk_trace_off() {
+	echo 0 >$WK_TRACEFS/events/wookie/enable
+}
+
+# wk_trace_count EVENT PATTERN: events EVENT recorded whose text (after
+# "EVENT: ") matches the extended regex PATTERN; fails if the buffer
+# overflowed (a count would be short).
+wk_trace_count() {
+	if grep -q 'overrun: [1-9]' $WK_TRACEFS/per_cpu/cpu*/stats; then
+		echo "trace buffer overrun"
+		return 1
+	fi
+	grep -cE " $1: $2" $WK_TRACEFS/trace || true
+}

@@ -18,7 +18,11 @@
 # must count it.  The rdma counters of both ports are printed after each
 # case (and what changed), as are netem's.  Every netem queue holds 10000
 # packets, so that a delay never overflows it (no loss but the one asked
-# for).  Pass = every pair exits 0 in time and every check holds.
+# for).  wookie's tracepoints are checked on the way: under loss, one
+# wookie:wookie_retransmit event per completer_retry_err on each port (and
+# some); under 100% loss, the WRITE's 1 + retry_cnt wookie_tx events and
+# ACK timeouts, retry_cnt retransmissions for a timeout, and its QP's one
+# RTS -> ERR.  Pass = every pair exits 0 in time and every check holds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
 
@@ -226,6 +230,9 @@ for c in "${cases[@]}"; do
 		netem_off 2>/dev/null || true
 		continue
 	fi
+	case "$name" in
+	loss-*) ok "$name: trace wookie_retransmit" wk_trace_on wookie_retransmit ;;
+	esac
 	rc_pingpong_lossy "$name-rc_pingpong"
 	PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
 	xpair_lb "$name-ib_write_bw" $t ib_write_bw -s 65536 -n 200
@@ -238,6 +245,16 @@ for c in "${cases[@]}"; do
 		d=$(netem_dropped)
 		echo "     netem dropped $d packets"
 		ok "$name: netem dropped packets" test "$d" -gt 0
+		n=0
+		for dev in zza zzb; do
+			c=$(wk_trace_count wookie_retransmit "$dev ")
+			equals "$name: $dev: a wookie_retransmit event per completer_retry_err" \
+				"$(delta $dev completer_retry_err)" "$c"
+			n=$((n + ${c//[^0-9]/}))
+		done
+		ok "$name: retransmissions traced ($n)" test "$n" -gt 0
+		grep -m 3 ' wookie_retransmit: ' $WK_TRACEFS/trace | sed 's/^ */     /'
+		wk_trace_off
 		;;
 	esac
 	case_end "$name"
@@ -250,9 +267,24 @@ for tr in "14 7" "12 3"; do
 	name="loss-100%-timeout-$tmo-retry-$rcnt"
 	[[ $name =~ $only ]] || continue
 	case_begin "$name" "netem loss 100% for UDP 4791 on vethA and vethB"
-	if step "$name: netem on both ends" rocev2_netem_on loss 100%; then
+	if step "$name: netem on both ends" rocev2_netem_on loss 100% &&
+		step "$name: trace wookie_tx, wookie_ack_timeout, wookie_retransmit, wookie_qp_state" \
+			wk_trace_on wookie_tx wookie_ack_timeout wookie_retransmit \
+			wookie_qp_state; then
 		xpair "$name-rc_verify" $t "$rc_verify" --expect-retry-exc \
 			--timeout "$tmo" --retry-cnt "$rcnt" --wait 60
+		# RDMA WRITE Only is RC opcode 0x0a.
+		equals "$name: zza's wookie_tx of the WRITE (1 + retry_cnt)" \
+			$((rcnt + 1)) "$(wk_trace_count wookie_tx 'zza qpn [0-9]+ opcode 0x0a ')"
+		equals "$name: zza's wookie_ack_timeout (1 + retry_cnt)" \
+			$((rcnt + 1)) "$(wk_trace_count wookie_ack_timeout 'zza ')"
+		equals "$name: zza's wookie_retransmit for a timeout (retry_cnt)" \
+			"$rcnt" "$(wk_trace_count wookie_retransmit 'zza .*[(]timeout[)]$')"
+		equals "$name: zza's QP traced RTS -> ERR" 1 \
+			"$(wk_trace_count wookie_qp_state 'zza qpn [0-9]+ RTS -> ERR$')"
+		grep -E ' wookie_(ack_timeout|retransmit|qp_state): zza ' \
+			$WK_TRACEFS/trace | tail -n 4 | sed 's/^ */     /'
+		wk_trace_off
 		# The WRITE is one packet: the first try and retry_cnt
 		# retries, all lost on the requester's side.
 		equals "$name: tries of the WRITE (1 + retry_cnt) dropped" \
