@@ -5,6 +5,7 @@
 #   make install         module, provider and wookie.driver (DESTDIR= to stage)
 #   make check           lint, host unit tests, KUnit, VM tests; ends "N passed, N failed"
 #   make check-kernels   the VM tests on Debian's 6.1 and 6.12 kernels
+#   make deb             wookie-dkms and wookie-provider packages (build/deb/)
 #   make bench           perftest matrix, wookie beside rdma_rxe (scripts/bench)
 #   make demo            build, boot the VM, create a device, ibv_devinfo -v
 # See README.md.
@@ -38,7 +39,7 @@ DESTDIR ?=
 MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
-	check-ulp check-ulp-debug check-kernels \
+	check-ulp check-ulp-debug check-kernels deb \
 	kunit vm-test lint check check-debug bench demo clean
 
 all: module provider
@@ -87,17 +88,26 @@ $(BUILD)/vm-progs/roce_inject: tests/vm/progs/roce_inject.cc tests/vm/progs/roce
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -O2 -g -I kernel/portable -o $@ $< $(INJECT_OBJS)
 
+MAN7_DIR ?= /usr/share/man/man7
+
 install: all
 	install -D -m 0644 $(MODULE) $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
 	install -D -m 0644 $(PROVIDER) $(DESTDIR)$(IBVERBS_PROVIDER_DIR)/libwookie-rdmav34.so
 	install -D -m 0644 $(PROVIDER_DIR)/wookie.driver $(DESTDIR)$(IBVERBS_CONFIG_DIR)/wookie.driver
+	install -D -m 0644 Documentation/man/wookie.7 $(DESTDIR)$(MAN7_DIR)/wookie.7
+	install -D -m 0644 Documentation/man/libwookie.7 $(DESTDIR)$(MAN7_DIR)/libwookie.7
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(MODULE_KVER); fi
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/wookie.ko
 	rm -f $(DESTDIR)$(IBVERBS_PROVIDER_DIR)/libwookie-rdmav34.so
 	rm -f $(DESTDIR)$(IBVERBS_CONFIG_DIR)/wookie.driver
+	rm -f $(DESTDIR)$(MAN7_DIR)/wookie.7 $(DESTDIR)$(MAN7_DIR)/libwookie.7
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(MODULE_KVER); fi
+
+# wookie-dkms and wookie-provider .debs in build/deb/, lintian-checked.
+deb: provider
+	scripts/deb
 
 unit: setup
 	scripts/unit
@@ -108,7 +118,7 @@ kunit: setup
 lint: setup
 	scripts/lint
 
-vm-test: all vm-progs rdma-core
+vm-test: all vm-progs deb rdma-core
 	scripts/vm-test
 
 check: setup
