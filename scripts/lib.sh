@@ -355,17 +355,23 @@ wookie_vm_boot_image() {
 # WOOKIE_VM_ARGS), kdir and kver (Kbuild tree and release of the kernel
 # those runs boot) and debug (1 on the sanitizer kernel).
 wookie_host_test_kernel() {
-	local a
+	local i
 
 	read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
 	kdir=/lib/modules/$WOOKIE_KVER/build
 	kver=$WOOKIE_KVER
 	debug=
-	for a in "${vm_args[@]}"; do
-		if [ "$a" = --debug-kernel ]; then
+	for ((i = 0; i < ${#vm_args[@]}; i++)); do
+		case "${vm_args[i]}" in
+		--debug-kernel)
 			kdir=$("$WOOKIE_TOP/scripts/build-debug-kernel" | tail -1)
 			kver=$(cat "$kdir/include/config/kernel.release")
 			debug=1
-		fi
+			;;
+		--kernel)
+			kver=$(wookie_kver_of "${vm_args[i + 1]}")
+			kdir=/lib/modules/$kver/build
+			;;
+		esac
 	done
 }
