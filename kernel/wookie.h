@@ -214,8 +214,23 @@ struct wookie_dev {
 	struct work_struct upcall_work;
 	/* The upcall being delivered, under upcall_lock. */
 	struct wookie_upcall *upcall_cur;
-	/* rdma statistic (hw_stats): enum wookie_counter. */
+	/*
+	 * rdma statistic (hw_stats): enum wookie_counter; the events of QPs
+	 * bound to an rdma_counter are in its set instead.
+	 */
 	atomic64_t counters[WOOKIE_NUM_COUNTERS];
+	/* rdma_counter id -> struct wookie_counter_set (wookie_counters.c) */
+	struct xarray counter_sets;
+};
+
+/*
+ * The values of one rdma_counter (`rdma statistic qp`): the QPs bound to
+ * it count here; freed after a grace period, as the engine may be
+ * counting in it when the last QP is unbound.
+ */
+struct wookie_counter_set {
+	struct rcu_head rcu;
+	atomic64_t values[WOOKIE_NUM_COUNTERS];
 };
 
 #define WOOKIE_KEY_TAG_MR 0
@@ -738,6 +753,8 @@ struct wookie_qp {
 	spinlock_t rq_lock;
 	/* Being destroyed: the timer must not be armed again. */
 	bool destroying;
+	/* The set of its rdma_counter, if bound to one; else NULL. */
+	struct wookie_counter_set __rcu *counter_set;
 	/* Packets on req_pkts and resp_pkts, bounded. */
 	u32 num_inbound;
 	/* Multicast groups it is attached to, under the device's mcast_lock. */
@@ -855,6 +872,25 @@ static inline struct wookie_qp *to_wookie_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct wookie_qp, ibqp);
 }
+
+/* An event of @qp: in its rdma_counter's set if it has one, else the port's. */
+static inline void wookie_qp_count(struct wookie_qp *qp,
+				   enum wookie_counter counter)
+{
+	struct wookie_counter_set *set;
+
+	rcu_read_lock();
+	set = rcu_dereference(qp->counter_set);
+	if (set)
+		atomic64_inc(&set->values[counter]);
+	else
+		wookie_count(to_wookie_dev(qp->ibqp.device), counter);
+	rcu_read_unlock();
+}
+
+/* wookie_trace.c: a packet for @qp dropped, counted as wookie_qp_count(). */
+void wookie_qp_drop(struct wookie_qp *qp, enum wookie_counter reason,
+		    const struct wookie_bth *bth);
 
 static inline struct wookie_ah *to_wookie_ah(struct ib_ah *ibah)
 {
@@ -1034,12 +1070,27 @@ void wookie_pd_del_ud(struct wookie_pd *pd, struct wookie_qp *qp);
 int wookie_ah_lookup(struct wookie_dev *wdev, u32 ah_num, struct ib_pd *pd,
 		     struct wookie_av *av);
 
+/* wookie_counters.c: the port's counters and rdma_counter sets */
+struct rdma_hw_stats *wookie_alloc_hw_port_stats(struct ib_device *ibdev,
+						 u32 port_num);
+int wookie_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			u32 port, int index);
+struct rdma_hw_stats *wookie_counter_alloc_stats(struct rdma_counter *counter);
+int wookie_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int wookie_counter_unbind_qp(struct ib_qp *ibqp);
+int wookie_counter_dealloc(struct rdma_counter *counter);
+int wookie_counter_update_stats(struct rdma_counter *counter);
+void wookie_counters_init(struct wookie_dev *wdev);
+void wookie_counters_fini(struct wookie_dev *wdev);
+
 /* wookie_qp.c: QP verbs and state */
 int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata);
 int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_udata *udata);
 int wookie_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int wookie_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int wookie_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_qp_init_attr *init);
 int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

@@ -96,7 +96,7 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn, const char *cause)
 	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x (%s)\n",
 		  qp->ibqp.qp_num, psn, cause);
 	trace_wookie_retransmit(&qp->ibqp, psn, cause);
-	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_COMP_RETRY);
+	wookie_qp_count(qp, WOOKIE_CNT_COMP_RETRY);
 	wookie_rtt_cancel(&qp->req.rtt);
 	/* The stream gone back on may still arrive before the new one. */
 	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
@@ -416,8 +416,7 @@ static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	/* rnr_retry 7 means retry for ever. */
 	if (qp->rnr_retry != 7) {
 		if (!qp->comp.rnr_retry_left) {
-			wookie_count(to_wookie_dev(qp->ibqp.device),
-				     WOOKIE_CNT_RNR_RETRY_EXCEEDED);
+			wookie_qp_count(qp, WOOKIE_CNT_RNR_RETRY_EXCEEDED);
 			wookie_wqe_finish(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -439,8 +438,7 @@ static bool wookie_spend_retry(struct wookie_qp *qp,
 			       struct wookie_send_wqe *wqe)
 {
 	if (!qp->comp.retry_left) {
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RETRY_EXCEEDED);
+		wookie_qp_count(qp, WOOKIE_CNT_RETRY_EXCEEDED);
 		wookie_wqe_finish(qp, wqe, IB_WC_RETRY_EXC_ERR);
 		return false;
 	}
@@ -490,8 +488,7 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		  qp->ibqp.qp_num, syndrome, h->bth.psn);
 	switch (syndrome & WOOKIE_AETH_TYPE_MASK) {
 	case WOOKIE_AETH_RNR_NAK:
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RCV_RNR);
+		wookie_qp_count(qp, WOOKIE_CNT_RCV_RNR);
 		trace_wookie_rnr(&qp->ibqp, h->bth.psn, false,
 				 syndrome & WOOKIE_AETH_VALUE_MASK);
 		wookie_rnr_nak(qp, wqe, h->bth.psn,
@@ -501,14 +498,12 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 		break;
 	default:
 		/* A reserved AETH type: malformed, dropped. */
-		wookie_drop(to_wookie_dev(qp->ibqp.device),
-			    WOOKIE_CNT_RX_BAD_HDR, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		return;
 	}
 	switch (syndrome & WOOKIE_AETH_VALUE_MASK) {
 	case WOOKIE_NAK_PSN_SEQ_ERROR:
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RCV_SEQ_ERR);
+		wookie_qp_count(qp, WOOKIE_CNT_RCV_SEQ_ERR);
 		wookie_seq_nak(qp, wqe, h->bth.psn);
 		return;
 	case WOOKIE_NAK_INVALID_REQUEST:
@@ -555,8 +550,7 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		wookie_comp_hold(qp);
 		goto out;
 	default:
-		wookie_drop(to_wookie_dev(qp->ibqp.device),
-			    WOOKIE_CNT_RX_BAD_PSN, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_PSN, &h->bth);
 		goto out;
 	}
 	if (op == WOOKIE_OP_ACKNOWLEDGE) {
@@ -748,7 +742,7 @@ static void wookie_comp_probe(struct wookie_qp *qp,
 	if (wookie_qp_resp_queued_before(qp, due))
 		return;
 	qp->comp.probed = true;
-	wookie_count(to_wookie_dev(qp->ibqp.device), WOOKIE_CNT_TAIL_PROBE);
+	wookie_qp_count(qp, WOOKIE_CNT_TAIL_PROBE);
 	ibdev_dbg(qp->ibqp.device,
 		  "qp %u: tail-loss probe at psn %#x (sent to %#x)\n",
 		  qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end);

@@ -140,64 +140,10 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&wdev->keys);
 	xa_destroy(&wdev->qps);
 	xa_destroy(&wdev->ahs);
+	wookie_counters_fini(wdev);
 	wookie_mcast_dev_fini(wdev);
 	netdev_put(wdev->ndev, &wdev->ndev_tracker);
 	wookie_device_dealloced(wdev);
-}
-
-static const struct rdma_stat_desc wookie_counter_descs[] = {
-	[WOOKIE_CNT_SENT_PKTS].name = "sent_pkts",
-	[WOOKIE_CNT_RCVD_PKTS].name = "rcvd_pkts",
-	[WOOKIE_CNT_DUP_REQ].name = "duplicate_request",
-	[WOOKIE_CNT_OUT_OF_SEQ_REQ].name = "out_of_seq_request",
-	[WOOKIE_CNT_RCV_RNR].name = "rcvd_rnr_err",
-	[WOOKIE_CNT_SND_RNR].name = "send_rnr_err",
-	[WOOKIE_CNT_RCV_SEQ_ERR].name = "rcvd_seq_err",
-	[WOOKIE_CNT_ACK_DEFERRED].name = "ack_deferred",
-	[WOOKIE_CNT_RETRY_EXCEEDED].name = "retry_exceeded_err",
-	[WOOKIE_CNT_RNR_RETRY_EXCEEDED].name = "retry_rnr_exceeded_err",
-	[WOOKIE_CNT_COMP_RETRY].name = "completer_retry_err",
-	[WOOKIE_CNT_SEND_ERR].name = "send_err",
-	[WOOKIE_CNT_LINK_DOWNED].name = "link_downed",
-	[WOOKIE_CNT_RDMA_SEND].name = "rdma_sends",
-	[WOOKIE_CNT_RDMA_RECV].name = "rdma_recvs",
-	[WOOKIE_CNT_RX_ICRC_ERR].name = "rx_icrc_err",
-	[WOOKIE_CNT_RX_BAD_HDR].name = "rx_drop_bad_hdr",
-	[WOOKIE_CNT_RX_NO_QP].name = "rx_drop_no_qp",
-	[WOOKIE_CNT_RX_BAD_PSN].name = "rx_drop_bad_psn",
-	[WOOKIE_CNT_RX_BAD_RKEY].name = "rx_drop_bad_rkey",
-	[WOOKIE_CNT_RX_BAD_QKEY].name = "rx_drop_bad_qkey",
-	[WOOKIE_CNT_RX_BAD_PKEY].name = "rx_drop_bad_pkey",
-	[WOOKIE_CNT_RX_TOO_LONG].name = "rx_drop_too_long",
-	[WOOKIE_CNT_RX_QP_BUSY].name = "rx_drop_qp_busy",
-	[WOOKIE_CNT_TX_NO_ROUTE].name = "tx_drop_no_route",
-	[WOOKIE_CNT_TAIL_PROBE].name = "tail_loss_probes",
-};
-
-static_assert(ARRAY_SIZE(wookie_counter_descs) == WOOKIE_NUM_COUNTERS);
-
-const char *wookie_counter_name(enum wookie_counter counter)
-{
-	return wookie_counter_descs[counter].name;
-}
-
-static struct rdma_hw_stats *
-wookie_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num)
-{
-	return rdma_alloc_hw_stats_struct(wookie_counter_descs,
-					  ARRAY_SIZE(wookie_counter_descs),
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-static int wookie_get_hw_stats(struct ib_device *ibdev,
-			       struct rdma_hw_stats *stats, u32 port, int index)
-{
-	struct wookie_dev *wdev = to_wookie_dev(ibdev);
-	int i;
-
-	for (i = 0; i < WOOKIE_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&wdev->counters[i]);
-	return WOOKIE_NUM_COUNTERS;
 }
 
 static ssize_t parent_show(struct device *device,
@@ -243,6 +189,11 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.alloc_pd = wookie_alloc_pd,
 	.alloc_ucontext = wookie_alloc_ucontext,
 	.attach_mcast = wookie_attach_mcast,
+	.counter_alloc_stats = wookie_counter_alloc_stats,
+	.counter_bind_qp = wookie_counter_bind_qp,
+	.counter_dealloc = wookie_counter_dealloc,
+	.counter_unbind_qp = wookie_counter_unbind_qp,
+	.counter_update_stats = wookie_counter_update_stats,
 	.create_ah = wookie_create_ah,
 	.create_cq = wookie_create_cq,
 	.create_qp = wookie_create_qp,
@@ -260,6 +211,8 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.destroy_srq = wookie_destroy_srq,
 	.detach_mcast = wookie_detach_mcast,
 	.disassociate_ucontext = wookie_disassociate_ucontext,
+	.fill_res_cq_entry = wookie_fill_res_cq_entry,
+	.fill_res_mr_entry = wookie_fill_res_mr_entry,
 	.fill_res_qp_entry = wookie_fill_res_qp_entry,
 	.get_dev_fw_str = wookie_get_dev_fw_str,
 	.get_dma_mr = wookie_get_dma_mr,
@@ -306,6 +259,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	xa_init_flags(&wdev->keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	wookie_counters_init(wdev);
 	spin_lock_init(&wdev->atomic_lock);
 	wookie_mcast_dev_init(wdev);
 	wookie_upcall_dev_init(wdev);

@@ -317,7 +317,7 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 
 	/* No socket: no answer could come back (the port is taken). */
 	if (!wdev->net_attached || !(v4 ? wn->sock4 : wn->sock6)) {
-		wookie_drop(wdev, WOOKIE_CNT_TX_NO_ROUTE, &bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_TX_NO_ROUTE, &bth);
 		wookie_pkt_free(pkt);
 		return;
 	}
@@ -333,9 +333,9 @@ void wookie_udp_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	err = v4 ? wookie_xmit4(wdev, wn, av, skb) :
 		   wookie_xmit6(wdev, wn, av, skb);
 	if (err)
-		wookie_drop(wdev, WOOKIE_CNT_TX_NO_ROUTE, &bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_TX_NO_ROUTE, &bth);
 	else
-		wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
+		wookie_qp_count(qp, WOOKIE_CNT_SENT_PKTS);
 }
 
 /* ---- Sockets and devices per namespace ---- */

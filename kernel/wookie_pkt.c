@@ -324,8 +324,7 @@ struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 		pkt = wookie_pkt_new(qp, hdr_len + payload_len + pad, gfp);
 	if (!pkt) {
 		/* The requester retries; a response is lost like on a link. */
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_SEND_ERR);
+		wookie_qp_count(qp, WOOKIE_CNT_SEND_ERR);
 		return NULL;
 	}
 	ret = wookie_hdrs_build(pkt->data, pkt->len, h);
@@ -355,8 +354,7 @@ struct wookie_pkt *wookie_pkt_build_ref(struct wookie_qp *qp,
 	if (!pkt->ref && gfpflags_allow_blocking(gfp))
 		pkt->ref = wookie_pkt_obj_alloc(WOOKIE_PKT_REF, gfp);
 	if (!pkt->ref) {
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_SEND_ERR);
+		wookie_qp_count(qp, WOOKIE_CNT_SEND_ERR);
 		wookie_pkt_free(pkt);
 		return NULL;
 	}
@@ -405,12 +403,12 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 
 	if ((h->bth.opcode & WOOKIE_TRANSPORT_MASK) !=
 	    wookie_transport_of(qp->kind)) {
-		wookie_drop(wdev, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto drop;
 	}
 	/* No link carries more than the path MTU (UD: the port's). */
 	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
-		wookie_drop(wdev, WOOKIE_CNT_RX_TOO_LONG, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_TOO_LONG, &h->bth);
 		goto drop;
 	}
 
@@ -419,7 +417,7 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_ERR || qp->num_inbound >= WOOKIE_MAX_INBOUND_PKTS) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		wookie_drop(wdev, WOOKIE_CNT_RX_QP_BUSY, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_QP_BUSY, &h->bth);
 		goto drop;
 	}
 	qp->num_inbound++;
@@ -434,7 +432,7 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 		list_add_tail(&pkt->list, &qp->req_pkts);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	wookie_count(wdev, WOOKIE_CNT_RCVD_PKTS);
+	wookie_qp_count(qp, WOOKIE_CNT_RCVD_PKTS);
 	trace_wookie_rx(&wdev->ibdev, h->bth.dest_qp, h->bth.opcode,
 			h->bth.psn, h->payload_len, pkt->local);
 	return true;
@@ -525,7 +523,7 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 		 * packet without an sk_buff cannot be sent either.
 		 */
 		if (pkt->ref || pkt->in_buf) {
-			wookie_count(wdev, WOOKIE_CNT_SEND_ERR);
+			wookie_qp_count(qp, WOOKIE_CNT_SEND_ERR);
 			wookie_pkt_free(pkt);
 			return;
 		}
@@ -543,7 +541,7 @@ void wookie_net_xmit(struct wookie_qp *qp, const struct wookie_av *av,
 	pkt->traffic_class = av->traffic_class;
 	pkt->flow_label = av->flow_label;
 	pkt->local = true;
-	wookie_count(wdev, WOOKIE_CNT_SENT_PKTS);
+	wookie_qp_count(qp, WOOKIE_CNT_SENT_PKTS);
 	trace_wookie_tx(&wdev->ibdev, qp->ibqp.qp_num, pkt->hdrs.bth.opcode,
 			pkt->hdrs.bth.psn, pkt->hdrs.payload_len, true);
 	dest = wookie_pkt_deliver(wdev, pkt);

@@ -219,8 +219,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		h.deth.src_qp = qp->ibqp.qp_num;
 	}
 	if (write && first) {
-		wookie_count(to_wookie_dev(qp->ibqp.device),
-			     WOOKIE_CNT_RDMA_SEND);
+		wookie_qp_count(qp, WOOKIE_CNT_RDMA_SEND);
 		h.reth.va = sqe->rdma.remote_addr;
 		h.reth.rkey = sqe->rdma.rkey;
 		h.reth.dma_len = wqe->total_len;
@@ -327,8 +326,7 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 		wqe->first_psn = qp->req.psn;
 		qp->req.rd_atomic_inflight++;
 		if (sqe->opcode == WOOKIE_WR_RDMA_READ)
-			wookie_count(to_wookie_dev(qp->ibqp.device),
-				     WOOKIE_CNT_RDMA_SEND);
+			wookie_qp_count(qp, WOOKIE_CNT_RDMA_SEND);
 	}
 	wookie_req_time(qp, h.bth.psn);
 	qp->req.psn = wookie_psn_add(qp->req.psn, npkts);

@@ -123,7 +123,7 @@ void wookie_send_ack(struct wookie_qp *qp, u8 syndrome, u32 psn)
 static void resp_ack_later(struct wookie_qp *qp, u32 psn)
 {
 	if (qp->resp.ack_due)
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
+		wookie_qp_count(qp, WOOKIE_CNT_ACK_DEFERRED);
 	qp->resp.ack_due = true;
 	qp->resp.ack_psn = psn & WOOKIE_PSN_MASK;
 	/* The MSN of then: a READ or atomic after it raises resp.msn. */
@@ -501,7 +501,7 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	struct wookie_rd_atomic *res;
 
-	wookie_count(resp_wdev(qp), WOOKIE_CNT_DUP_REQ);
+	wookie_qp_count(qp, WOOKIE_CNT_DUP_REQ);
 	if (h->flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)) {
 		/*
 		 * Its ACK was lost or late: acknowledge everything done so
@@ -612,7 +612,7 @@ static enum resp_res resp_check_psn(struct wookie_qp *qp,
 	if (qp->kind == WOOKIE_QP_KIND_UC)
 		return resp_check_psn_uc(qp, pkt, diff);
 	if (diff > 0) {
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_OUT_OF_SEQ_REQ);
+		wookie_qp_count(qp, WOOKIE_CNT_OUT_OF_SEQ_REQ);
 		return resp_ooo_wait(qp, pkt, diff);
 	}
 	if (diff < 0)
@@ -795,7 +795,7 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 		res = resp_write_start(qp, &h->reth);
 		if (res != RESP_OK)
 			return res;
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_RDMA_RECV);
+		wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
 	}
 	/* The packets must add up to the RETH's length exactly. */
 	if (len > resp->write_left ||
@@ -844,7 +844,7 @@ static enum resp_res resp_execute_read(struct wookie_qp *qp,
 	ret = resp_read_check(qp, &h->reth);
 	if (ret != RESP_OK)
 		return ret;
-	wookie_count(resp_wdev(qp), WOOKIE_CNT_RDMA_RECV);
+	wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
 	npkts = wookie_num_packets(h->reth.dma_len, qp->mtu_bytes);
 	res = resp_new_res(qp);
 	res->first_psn = h->bth.psn;
@@ -926,7 +926,7 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	if (bth->ack_req)
 		resp_ack_later(qp, bth->psn);
 	else
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_ACK_DEFERRED);
+		wookie_qp_count(qp, WOOKIE_CNT_ACK_DEFERRED);
 }
 
 /* ---- Errors ---- */
@@ -943,7 +943,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		 * of this PSN: a sequence NAK would cut the RNR wait short.
 		 */
 		qp->resp.nak_sent = true;
-		wookie_count(resp_wdev(qp), WOOKIE_CNT_SND_RNR);
+		wookie_qp_count(qp, WOOKIE_CNT_SND_RNR);
 		trace_wookie_rnr(&qp->ibqp, psn, true,
 				 qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK);
 		wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK |
@@ -956,8 +956,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		wookie_qp_error(qp, IB_EVENT_QP_REQ_ERR);
 		return;
 	case RESP_ERR_ACCESS:
-		wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY,
-			    &pkt->hdrs.bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_RKEY, &pkt->hdrs.bth);
 		resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR, psn);
 		resp_complete_error(qp, IB_WC_REM_ACCESS_ERR);
 		wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
@@ -1005,8 +1004,8 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		return;
 	default:
 		if (res == RESP_ERR_ACCESS)
-			wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_RKEY,
-				    &pkt->hdrs.bth);
+			wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_RKEY,
+				       &pkt->hdrs.bth);
 		if (qp->kind == WOOKIE_QP_KIND_UC) {
 			resp_uc_abort(qp);
 			qp->resp.uc_drop = true;
@@ -1075,7 +1074,7 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	    (WOOKIE_OPF_SEND | RESP_OPF_ONLY))
 		return RESP_DROP;
 	if (h->deth.qkey != READ_ONCE(qp->qkey)) {
-		wookie_drop(resp_wdev(qp), WOOKIE_CNT_RX_BAD_QKEY, &h->bth);
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_QKEY, &h->bth);
 		return RESP_DROP;
 	}
 	res = resp_get_rqe(qp);

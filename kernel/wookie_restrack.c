@@ -3,7 +3,8 @@
  * Driver details for rdma's resource tracking: `rdma resource show qp -dd`
  * prints the engine's state of each QP, which is what one needs to see
  * when traffic stops (which PSN each side waits for, whether the timer is
- * armed, what the rings hold).
+ * armed, what the rings hold); `... cq -dd` what a CQ holds and whether
+ * it is armed; `... mr -dd` what kind of memory an MR is and its state.
  */
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -15,6 +16,36 @@ struct wookie_res_u32 {
 	const char *name;
 	u32 value;
 };
+
+struct wookie_res_str {
+	const char *name;
+	const char *value;
+};
+
+/* The driver's nest of a resource's entry: @n numbers, then @ns strings. */
+static int wookie_res_put(struct sk_buff *msg,
+			  const struct wookie_res_u32 *vals, unsigned int n,
+			  const struct wookie_res_str *strs, unsigned int ns)
+{
+	struct nlattr *table;
+	unsigned int i;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	for (i = 0; i < ns; i++)
+		if (rdma_nl_put_driver_string(msg, strs[i].name, strs[i].value))
+			goto cancel;
+	for (i = 0; i < n; i++)
+		if (rdma_nl_put_driver_u32(msg, vals[i].name, vals[i].value))
+			goto cancel;
+	nla_nest_end(msg, table);
+	return 0;
+
+cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
 
 /* A ring's index as user space (producer) or the kernel left it. */
 static u32 wookie_res_index(const struct wookie_ring_hdr *hdr, bool producer)
@@ -86,20 +117,8 @@ static int wookie_res_put_qp(struct sk_buff *msg, struct wookie_qp *qp)
 					  READ_ONCE(qp->comp.last_progress))) },
 		{ "oldest_state", wookie_res_oldest_state(qp) },
 	};
-	struct nlattr *table;
-	unsigned int i;
 
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		return -EMSGSIZE;
-	for (i = 0; i < ARRAY_SIZE(vals); i++) {
-		if (rdma_nl_put_driver_u32(msg, vals[i].name, vals[i].value)) {
-			nla_nest_cancel(msg, table);
-			return -EMSGSIZE;
-		}
-	}
-	nla_nest_end(msg, table);
-	return 0;
+	return wookie_res_put(msg, vals, ARRAY_SIZE(vals), NULL, 0);
 }
 
 int wookie_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
@@ -117,4 +136,66 @@ int wookie_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		err = wookie_res_put_qp(msg, qp);
 	mutex_unlock(&qp->modify_lock);
 	return err;
+}
+
+/*
+ * ib_core takes a CQ out of resource tracking, waiting for dumps, before
+ * destroy_cq; the lock keeps resize from swapping the ring meanwhile.
+ */
+int wookie_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct wookie_cq *cq = to_wookie_cq(ibcq);
+	struct wookie_res_u32 vals[] = {
+		{ "cq_prod" }, { "cq_cons" }, { "cq_slots" }, { "cq_arm" },
+		{ "cq_overflow" },
+	};
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	vals[0].value = cq->producer;
+	vals[1].value = cq->user ? wookie_res_index(cq->ring.hdr, false) :
+				   cq->consumer;
+	vals[2].value = cq->ring.num_entries;
+	/* User CQs: the arm word the provider writes; else IB_CQ_* bits. */
+	vals[3].value = cq->user ? READ_ONCE(cq->ring.hdr->arm) : cq->notify;
+	vals[4].value = cq->error;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return wookie_res_put(msg, vals, ARRAY_SIZE(vals), NULL, 0);
+}
+
+static const char *const wookie_mr_kind_names[] = {
+	[WOOKIE_MR_USER] = "user",
+	[WOOKIE_MR_DMA] = "dma",
+	[WOOKIE_MR_FAST] = "fast",
+};
+
+static const char *const wookie_key_state_names[] = {
+	[WOOKIE_KEY_INVALID] = "invalid",
+	[WOOKIE_KEY_FREE] = "free",
+	[WOOKIE_KEY_VALID] = "valid",
+};
+
+/* ib_core takes an MR out of resource tracking before dereg_mr. */
+int wookie_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct wookie_mr *mr = to_wookie_mr(ibmr);
+	struct wookie_res_u32 vals[] = {
+		{ "pages" }, { "page_shift" }, { "page_offset" }, { "max_pages" },
+		{ "windows" },
+	};
+	struct wookie_res_str strs[] = {
+		{ "kind", wookie_mr_kind_names[mr->kind] }, { "state" },
+	};
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	strs[1].value = wookie_key_state_names[mr->state];
+	vals[0].value = mr->num_pages;
+	vals[1].value = mr->page_shift;
+	vals[2].value = mr->page_offset;
+	vals[3].value = mr->max_pages;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	vals[4].value = atomic_read(&mr->num_mw);
+	return wookie_res_put(msg, vals, ARRAY_SIZE(vals), strs,
+			      ARRAY_SIZE(strs));
 }

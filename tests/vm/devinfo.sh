@@ -64,6 +64,21 @@ held() {
 for kind in ctx pd cq mr qp; do
 	ok "rdma resource shows the holder's $kind" held $kind
 done
+# The driver's details (-dd): the engine's state of each QP, what each
+# CQ holds, what memory each MR is.
+rdma -dd resource show qp link zz0/1 >/tmp/res-qp.txt 2>&1 || true
+rdma -dd resource show cq dev zz0 >/tmp/res-cq.txt 2>&1 || true
+rdma -dd resource show mr dev zz0 >/tmp/res-mr.txt 2>&1 || true
+# (The tool prefixes the driver's names with drv_.)
+ok "rdma -dd: a QP's PSNs and rings" \
+	grep -Eq 'drv_req_psn [0-9]+ .*drv_resp_psn [0-9]+ .*drv_rq_prod [0-9]+' /tmp/res-qp.txt
+ok "rdma -dd: a CQ's ring" \
+	grep -Eq 'comm uverbs_probe drv_cq_prod [0-9]+ drv_cq_cons [0-9]+ drv_cq_slots [1-9][0-9]* drv_cq_arm [0-9]+ drv_cq_overflow 0' \
+	/tmp/res-cq.txt
+ok "rdma -dd: a user MR, valid, of pinned pages" \
+	grep -Eq 'comm uverbs_probe drv_kind user drv_state valid drv_pages [1-9][0-9]* drv_page_shift 12 .*drv_windows 0' \
+	/tmp/res-mr.txt
+sed -n '1,3p' /tmp/res-cq.txt /tmp/res-mr.txt | sed 's/^/     | /'
 kill -9 $holder
 wait $holder 2>/dev/null || true
 ok "no objects after kill -9" wait_until 10 no_wookie_objects
