@@ -230,6 +230,8 @@ struct wookie_dev {
  */
 struct wookie_counter_set {
 	struct rcu_head rcu;
+	/* QPs bound, under the rdma_counter's lock. */
+	unsigned int num_qps;
 	atomic64_t values[WOOKIE_NUM_COUNTERS];
 };
 

@@ -83,12 +83,16 @@ struct rdma_hw_stats *wookie_counter_alloc_stats(struct rdma_counter *counter)
  * ib_core calls this under counter->lock, once per QP.  A counter's first
  * QP finds its id 0: the set is made then, and its index is the id
  * (which ib_core's resource tracking takes as the counter's number).
+ * ib_core checks that the QP is unbound before it takes the lock, so two
+ * binds of one QP (two threads modifying it to INIT in auto mode, or two
+ * `rdma statistic qp bind`) can both get here: the second is refused.
  */
 int wookie_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 {
 	struct wookie_dev *wdev = to_wookie_dev(counter->device);
 	struct wookie_qp *qp = to_wookie_qp(ibqp);
 	struct wookie_counter_set *set;
+	bool made = false;
 	u32 id;
 	int err;
 
@@ -107,23 +111,50 @@ int wookie_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 			return err;
 		}
 		counter->id = id;
+		made = true;
 	}
 	mutex_lock(&qp->modify_lock);
+	if (ibqp->counter) {
+		mutex_unlock(&qp->modify_lock);
+		/* ib_core frees a counter whose first bind fails itself. */
+		if (made) {
+			xa_erase(&wdev->counter_sets, counter->id);
+			kfree(set);
+			counter->id = 0;
+		}
+		return -EBUSY;
+	}
+	set->num_qps++;
 	rcu_assign_pointer(qp->counter_set, set);
 	ibqp->counter = counter;
 	mutex_unlock(&qp->modify_lock);
 	return 0;
 }
 
-/* What the QP counted stays in the counter's set. */
+/*
+ * What the QP counted stays in the counter's set.  ib_core reads the set
+ * one last time once its last QP is gone (into the port's history): an
+ * engine pass still counting through the old pointer must be over by
+ * then, or its event would be in neither.
+ */
 int wookie_counter_unbind_qp(struct ib_qp *ibqp)
 {
 	struct wookie_qp *qp = to_wookie_qp(ibqp);
+	struct wookie_counter_set *set;
 
 	mutex_lock(&qp->modify_lock);
+	set = rcu_dereference_protected(qp->counter_set,
+					lockdep_is_held(&qp->modify_lock));
+	if (!ibqp->counter || !set) {
+		mutex_unlock(&qp->modify_lock);
+		return -EINVAL;
+	}
 	RCU_INIT_POINTER(qp->counter_set, NULL);
 	ibqp->counter = NULL;
 	mutex_unlock(&qp->modify_lock);
+	/* Under counter->lock, as every bind and unbind of this set. */
+	if (!--set->num_qps)
+		synchronize_rcu();
 	return 0;
 }
 

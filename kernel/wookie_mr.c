@@ -457,13 +457,6 @@ struct ib_mr *wookie_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	old_umem = mr->umem;
 	old_pages = mr->pages;
-	if (repin) {
-		mr->umem = umem;
-		mr->pages = pages;
-		mr->num_pages = num_pages;
-		mr->max_pages = num_pages;
-		mr->page_offset = ib_umem_offset(umem);
-	}
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
@@ -473,6 +466,13 @@ struct ib_mr *wookie_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	refcount_set(&mr->refcount, 1);
 	reinit_completion(&mr->released);
 	spin_lock_irqsave(&mr->lock, irqflags);
+	if (repin) {
+		mr->umem = umem;
+		mr->pages = pages;
+		mr->num_pages = num_pages;
+		mr->max_pages = num_pages;
+		mr->page_offset = ib_umem_offset(umem);
+	}
 	mr->state = WOOKIE_KEY_VALID;
 	spin_unlock_irqrestore(&mr->lock, irqflags);
 	wookie_key_publish(wdev, to_mr_priv(mr)->key, mr, WOOKIE_KEY_TAG_MR);

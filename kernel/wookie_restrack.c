@@ -180,8 +180,7 @@ int wookie_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct wookie_mr *mr = to_wookie_mr(ibmr);
 	struct wookie_res_u32 vals[] = {
-		{ "pages" }, { "page_shift" }, { "page_offset" }, { "max_pages" },
-		{ "windows" },
+		{ "pages" }, { "page_shift" }, { "max_pages" }, { "windows" },
 	};
 	struct wookie_res_str strs[] = {
 		{ "kind", wookie_mr_kind_names[mr->kind] }, { "state" },
@@ -192,10 +191,9 @@ int wookie_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	strs[1].value = wookie_key_state_names[mr->state];
 	vals[0].value = mr->num_pages;
 	vals[1].value = mr->page_shift;
-	vals[2].value = mr->page_offset;
-	vals[3].value = mr->max_pages;
+	vals[2].value = mr->max_pages;
 	spin_unlock_irqrestore(&mr->lock, flags);
-	vals[4].value = atomic_read(&mr->num_mw);
+	vals[3].value = atomic_read(&mr->num_mw);
 	return wookie_res_put(msg, vals, ARRAY_SIZE(vals), strs,
 			      ARRAY_SIZE(strs));
 }

@@ -16,7 +16,10 @@
 # On the sanitizer kernel rxe runs last and only the tests that failed or
 # erred on the device (all a comparison can use; its counts are then not
 # a full table): that kernel is there to check wookie, and the full rxe
-# run would add a third of the lane.
+# run would add a third of the lane.  That kernel also has siw (Debian's
+# have none): the whole suite runs on it too (GID 0, its only one), in
+# table-siw.txt, and a test that fails on wookie and passes on siw fails
+# the lane as for rxe.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
 
@@ -31,13 +34,14 @@ fi
 # the tests that failed in RESULTS, if given); results in
 # $RDMA_OUT/LABEL.json, console output in LABEL.log.
 run_suite() {
-	local type=$1 name=$2 label=$3 start=$SECONDS rc=0 only=()
+	local type=$1 name=$2 label=$3 start=$SECONDS rc=0 only=() gid=$RDMA_GID
 	local env=(PYTHONPATH="$RDMA_CORE_BUILD/python" PYTHONFAULTHANDLER=1)
 
 	shift 3
 	[ $# -eq 0 ] || only=(--only "$@")
 
 	[ "$type" != wookie ] || env+=(RDMAV_DRIVERS="$WOOKIE_PROVIDER")
+	[ "$type" != siw ] || gid=0
 	if ! rdma_add "$type" "$name"; then
 		echo "FAIL cannot create $name (type $type) on vethA"
 		vm_failures=$((vm_failures + 1))
@@ -45,7 +49,7 @@ run_suite() {
 	fi
 	# The suite's tests are in /tmp's tmpfs like a user's would be.
 	(cd /tmp && exec timeout -k 10 $((1000 * RDMA_SLOW)) env "${env[@]}" /usr/bin/python3 "$suite" run \
-		--tests "$tests" --dev "$name" --gid "$RDMA_GID" \
+		--tests "$tests" --dev "$name" --gid "$gid" \
 		--json "$RDMA_OUT/$label.json" "${only[@]}") >"$RDMA_OUT/$label.log" 2>&1 || rc=$?
 	tail -n 4 "$RDMA_OUT/$label.log" | sed 's/^/     | /'
 	if [ "$rc" -eq 0 ]; then
@@ -59,16 +63,17 @@ run_suite() {
 	ok "delete $name" rdma_del "$name"
 }
 
-# compare LABEL TABLE: fail if a test fails or errs on LABEL and passes on rxe.
+# compare LABEL TABLE [BASE]: fail if a test fails or errs on LABEL and
+# passes on BASE (rxe).
 compare() {
-	local label=$1 table=$2 rc=0
+	local label=$1 table=$2 base=${3:-rxe} rc=0
 
-	/usr/bin/python3 "$suite" compare "$RDMA_OUT/rxe.json" "$RDMA_OUT/$label.json" \
-		--base-name "rxe" --subject-name "$label" --table "$RDMA_OUT/$table" || rc=$?
+	/usr/bin/python3 "$suite" compare "$RDMA_OUT/$base.json" "$RDMA_OUT/$label.json" \
+		--base-name "$base" --subject-name "$label" --table "$RDMA_OUT/$table" || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		echo "ok   no test fails on $label that passes on rxe"
+		echo "ok   no test fails on $label that passes on $base"
 	else
-		echo "FAIL tests fail on $label that pass on rxe (table above)"
+		echo "FAIL tests fail on $label that pass on $base (table above)"
 		vm_failures=$((vm_failures + 1))
 	fi
 }
@@ -108,5 +113,9 @@ if [ "$RDMA_TYPE" = wookie ]; then
 		compare "$label" table.txt
 	fi
 	compare wookie-wire table-wire.txt
+	if modinfo siw >/dev/null 2>&1; then
+		run_suite siw siw0 siw
+		compare "$label" table-siw.txt siw
+	fi
 fi
 vm_done
