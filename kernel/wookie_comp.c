@@ -908,6 +908,7 @@ void wookie_complete_done(struct wookie_qp *qp)
 
 	while (qp->comp.index != qp->req.fetch) {
 		struct wookie_send_wqe *wqe = wookie_swqe(qp, qp->comp.index);
+		bool failed;
 
 		if (wqe->state != WOOKIE_WQE_DONE) {
 			if (!error)
@@ -924,18 +925,23 @@ void wookie_complete_done(struct wookie_qp *qp)
 		 * Release: we are done reading the slot.
 		 */
 		smp_store_release(&qp->sq.hdr->consumer, qp->comp.index);
-		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
-		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
-			wookie_send_cqe(qp, wqe);
 		/*
 		 * IBTA: a failed WQE moves an RC QP to the error state, a UC
-		 * or UD QP to SQE; either way what follows is flushed.
+		 * or UD QP to SQE; either way what follows is flushed.  The
+		 * state changes before the CQE is out: a consumer that polls
+		 * the error must find the QP in its error state.
 		 */
-		if (wqe->status != IB_WC_SUCCESS && !error) {
+		failed = wqe->status != IB_WC_SUCCESS && !error;
+		if (failed) {
 			if (qp->kind == WOOKIE_QP_KIND_RC)
 				wookie_qp_error(qp, 0);
 			else
 				wookie_qp_sq_error(qp);
+		}
+		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->sqe.flags & WOOKIE_WQE_SIGNALED))
+			wookie_send_cqe(qp, wqe);
+		if (failed) {
 			if (wookie_comp_flush_later(qp))
 				return;
 			error = true;
