@@ -634,6 +634,13 @@ struct wookie_resp {
 	/* SEND: the receive WQE being filled, and bytes placed. */
 	bool have_rqe;
 	struct wookie_recv_wqe rqe;
+	/*
+	 * A receive that failed: its CQE, posted once the failure has
+	 * moved the QP to its error state (if it does), so that whoever
+	 * polls the error finds the QP there.
+	 */
+	struct wookie_cqe err_cqe;
+	bool err_cqe_pending;
 	u64 recv_bytes;
 	/* WRITE: target of the next packet, and bytes left in the RETH. */
 	u32 write_rkey;

@@ -271,23 +271,21 @@ static void resp_cqe_init(struct wookie_qp *qp, struct wookie_cqe *cqe,
  * Complete the receive WQE in flight, if any, with the error @status.
  * Returns the CQ's verdict; an overflow is the caller's to report.
  */
-static int resp_complete_error(struct wookie_qp *qp, enum ib_wc_status status)
+/* The receive WQE ends with @status; resp_fail() posts its CQE. */
+static void resp_complete_error(struct wookie_qp *qp, enum ib_wc_status status)
 {
-	struct wookie_cqe cqe;
-
 	if (!qp->resp.have_rqe)
-		return 0;
+		return;
 	qp->resp.have_rqe = false;
-	resp_cqe_init(qp, &cqe, qp->resp.rqe.wr_id, status);
-	return wookie_cq_post(qp->recv_cq, &cqe, false);
+	resp_cqe_init(qp, &qp->resp.err_cqe, qp->resp.rqe.wr_id, status);
+	qp->resp.err_cqe_pending = true;
 }
 
 /* The receive WQE failed with @status: complete it and say how it failed. */
 static enum resp_res resp_recv_error(struct wookie_qp *qp,
 				     enum ib_wc_status status)
 {
-	if (resp_complete_error(qp, status))
-		return RESP_ERR_FATAL;
+	resp_complete_error(qp, status);
 	return status == IB_WC_LOC_LEN_ERR ? RESP_ERR_LENGTH : RESP_ERR_RECV;
 }
 
@@ -705,9 +703,14 @@ static enum resp_res resp_complete_send(struct wookie_qp *qp,
 		cqe.flags |= WOOKIE_CQE_SOLICITED;
 	resp->have_rqe = false;
 	resp->msn = wookie_psn_add(resp->msn, 1);
+	if (status != IB_WC_SUCCESS) {
+		resp->err_cqe = cqe;
+		resp->err_cqe_pending = true;
+		return RESP_ERR_INV_RKEY;
+	}
 	if (wookie_cq_post(qp->recv_cq, &cqe, se))
 		return RESP_ERR_FATAL;
-	return status == IB_WC_SUCCESS ? RESP_OK : RESP_ERR_INV_RKEY;
+	return RESP_OK;
 }
 
 static enum resp_res resp_execute_send(struct wookie_qp *qp,
@@ -985,8 +988,8 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
  * message is dropped up to the next FIRST, a UD one is just lost; only
  * an unusable receive WQE or a local fault ends the QP.
  */
-static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
-		      enum resp_res res)
+static void resp_fail_state(struct wookie_qp *qp, struct wookie_pkt *pkt,
+			    enum resp_res res)
 {
 	if (res == RESP_OK || res == RESP_DROP || res == RESP_KEPT)
 		return;
@@ -1012,6 +1015,18 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 		}
 		return;
 	}
+}
+
+/* The state follows the failure first, then its CQE goes out. */
+static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
+		      enum resp_res res)
+{
+	resp_fail_state(qp, pkt, res);
+	if (!qp->resp.err_cqe_pending)
+		return;
+	qp->resp.err_cqe_pending = false;
+	if (wookie_cq_post(qp->recv_cq, &qp->resp.err_cqe, false))
+		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
 /* ---- UD ---- */
