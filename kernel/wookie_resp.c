@@ -268,10 +268,9 @@ static void resp_cqe_init(struct wookie_qp *qp, struct wookie_cqe *cqe,
 }
 
 /*
- * Complete the receive WQE in flight, if any, with the error @status.
- * Returns the CQ's verdict; an overflow is the caller's to report.
+ * The receive WQE in flight, if any, ends with the error @status; its CQE
+ * waits in resp.err_cqe for resp_fail() to post it.
  */
-/* The receive WQE ends with @status; resp_fail() posts its CQE. */
 static void resp_complete_error(struct wookie_qp *qp, enum ib_wc_status status)
 {
 	if (!qp->resp.have_rqe)

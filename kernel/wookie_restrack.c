@@ -22,7 +22,7 @@ struct wookie_res_str {
 	const char *value;
 };
 
-/* The driver's nest of a resource's entry: @n numbers, then @ns strings. */
+/* The driver's nest of a resource's entry: @ns strings, then @n numbers. */
 static int wookie_res_put(struct sk_buff *msg,
 			  const struct wookie_res_u32 *vals, unsigned int n,
 			  const struct wookie_res_str *strs, unsigned int ns)
