@@ -240,7 +240,7 @@ struct wookie_counter_set {
 
 struct wookie_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
-	/* vmalloc_user() memory owned by the entry, freed in mmap_free. */
+	/* Zeroed vmalloc memory owned by the entry, freed in mmap_free. */
 	void *vaddr;
 	bool writable;
 };
@@ -265,7 +265,7 @@ struct wookie_pd {
 };
 
 /*
- * A ring as the kernel sees it.  User rings live in vmalloc_user() memory
+ * A ring as the kernel sees it.  User rings live in the vmalloc memory
  * owned by their mmap entry; kernel rings in vzalloc() memory.  The
  * kernel's own indices are kept in the owning object, never read back
  * from the header.
@@ -519,11 +519,6 @@ enum wookie_wqe_state {
  * if user space rewrites the slot meanwhile.
  */
 struct wookie_send_wqe {
-	struct wookie_sqe sqe;
-	union {
-		struct wookie_sge sge[WOOKIE_MAX_SGE];
-		u8 inline_data[WOOKIE_MAX_INLINE];
-	};
 	/* UD: the AH's address vector, copied when the WQE is fetched. */
 	struct wookie_av av;
 	/*
@@ -550,7 +545,40 @@ struct wookie_send_wqe {
 	u64 asked_bytes;
 	/* Atomic responses: the original value. */
 	u64 atomic_orig;
+	/*
+	 * Last: the slot's header, then its SGEs or inline data right after
+	 * it as in the slot (wookie_sqe_check() reads them so), only as many
+	 * bytes as the QP's slot holds (wookie_qp.swqe_payload): a QP's
+	 * copies cost what it asked for, not the device's maximum.
+	 */
+	struct wookie_sqe sqe;
+	union {
+		DECLARE_FLEX_ARRAY(struct wookie_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
 };
+
+/*
+ * Memory a user object asks for is charged to the creating process's
+ * memory cgroup; at the cgroup's limit the verb fails with ENOMEM rather
+ * than waking the cgroup's OOM killer, and, as user space can cause the
+ * failure at will, it logs nothing.  A kernel consumer's objects are the
+ * kernel's own.
+ */
+#define WOOKIE_GFP_UOBJ (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+static inline gfp_t wookie_gfp(const struct ib_udata *udata)
+{
+	return udata ? WOOKIE_GFP_UOBJ : GFP_KERNEL;
+}
+
+static_assert(offsetof(struct wookie_send_wqe, sge) ==
+	      offsetof(struct wookie_send_wqe, sqe) + sizeof(struct wookie_sqe));
+
+/* The most a send WQE copy carries after its fixed part. */
+#define WOOKIE_SWQE_PAYLOAD_MAX \
+	max_t(size_t, WOOKIE_MAX_SGE * sizeof(struct wookie_sge), \
+	      WOOKIE_MAX_INLINE)
 
 /* An RDMA READ or atomic the responder executed, kept for duplicates. */
 struct wookie_rd_atomic {
@@ -721,8 +749,11 @@ struct wookie_qp {
 	enum wookie_qp_kind kind;
 
 	struct wookie_ring sq;
-	/* Kernel copies of SQ slots, num_entries of them. */
-	struct wookie_send_wqe *swqe;
+	/* Kernel copies of the SQ's slots, num_entries, @swqe_stride apart. */
+	void *swqe;
+	u32 swqe_stride;
+	/* Bytes of SGEs or inline data a copy holds. */
+	u32 swqe_payload;
 	struct wookie_sq_limits sq_limits;
 	/* RQ when there is no SRQ. */
 	struct wookie_ring rq;
@@ -1274,7 +1305,8 @@ static inline bool wookie_is_local_op(u8 wr_opcode)
 static inline struct wookie_send_wqe *wookie_swqe(struct wookie_qp *qp,
 						  u32 index)
 {
-	return &qp->swqe[index & (qp->sq.num_entries - 1)];
+	return qp->swqe +
+	       (size_t)(index & (qp->sq.num_entries - 1)) * qp->swqe_stride;
 }
 
 /*

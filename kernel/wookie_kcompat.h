@@ -40,6 +40,11 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 {
 	vma->vm_flags &= ~flags;
 }
+
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
 #endif
 
 /*

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory shared with user space: rings and the doorbell page are
- * vmalloc_user() memory published as rdma_user_mmap entries; the provider
- * maps them with the key (mmap offset) the kernel hands out.
+ * Memory shared with user space: rings and the doorbell page are zeroed
+ * vmalloc memory published as rdma_user_mmap entries; the provider maps
+ * them with the key (mmap offset) the kernel hands out.  The memory is
+ * charged to the creating process's memory cgroup, which vmalloc_user()
+ * cannot do, so the mapping is made page by page here, as
+ * remap_vmalloc_range() would.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -22,10 +25,10 @@ void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,
 	int err;
 
 	size = PAGE_ALIGN(size);
-	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	me = kzalloc(sizeof(*me), WOOKIE_GFP_UOBJ);
 	if (!me)
 		return NULL;
-	me->vaddr = vmalloc_user(size);
+	me->vaddr = __vmalloc(size, WOOKIE_GFP_UOBJ | __GFP_ZERO);
 	if (!me->vaddr)
 		goto err_free;
 	me->writable = writable;
@@ -41,6 +44,22 @@ err_vfree:
 err_free:
 	kfree(me);
 	return NULL;
+}
+
+/* The VMA is exactly the entry's length (rdma_user_mmap_entry_get()). */
+static int wookie_mmap_pages(struct vm_area_struct *vma, void *vaddr)
+{
+	unsigned long uaddr;
+	int err;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end;
+	     uaddr += PAGE_SIZE, vaddr += PAGE_SIZE) {
+		err = vm_insert_page(vma, uaddr, vmalloc_to_page(vaddr));
+		if (err)
+			return err;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
 }
 
 int wookie_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
@@ -63,7 +82,7 @@ int wookie_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		/* Nor may mprotect() make it writable later. */
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	err = remap_vmalloc_range(vma, me->vaddr, 0);
+	err = wookie_mmap_pages(vma, me->vaddr);
 out:
 	rdma_user_mmap_entry_put(rdma);
 	return err;

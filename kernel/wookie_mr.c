@@ -185,7 +185,8 @@ static int wookie_mr_access(int access)
 
 static struct wookie_mr_priv *wookie_mr_alloc(struct wookie_dev *wdev,
 					      struct ib_pd *ibpd,
-					      enum wookie_mr_kind kind)
+					      enum wookie_mr_kind kind,
+					      gfp_t gfp)
 {
 	struct wookie_mr_priv *priv;
 	struct wookie_mr *mr;
@@ -194,7 +195,7 @@ static struct wookie_mr_priv *wookie_mr_alloc(struct wookie_dev *wdev,
 		atomic_dec(&wdev->num_mr);
 		return ERR_PTR(-ENOMEM);
 	}
-	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	priv = kzalloc(sizeof(*priv), gfp);
 	if (!priv) {
 		atomic_dec(&wdev->num_mr);
 		return ERR_PTR(-ENOMEM);
@@ -248,7 +249,7 @@ struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct wookie_mr_priv *priv;
 	int err;
 
-	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_DMA);
+	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_DMA, GFP_KERNEL);
 	if (IS_ERR(priv))
 		return ERR_CAST(priv);
 	/*
@@ -266,7 +267,7 @@ struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &priv->mr.ibmr;
 }
 
-/* Pin [start, start + length) and list its pages. */
+/* Pin [start, start + length) and list its pages (a user MR: charged). */
 static int wookie_pin(struct wookie_dev *wdev, u64 start, u64 length,
 		      int access, struct ib_umem **umemp, struct page ***pagesp,
 		      unsigned int *num_pagesp)
@@ -281,7 +282,7 @@ static int wookie_pin(struct wookie_dev *wdev, u64 start, u64 length,
 	umem = ib_umem_get(&wdev->ibdev, start, length, access);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	pages = kvmalloc_array(num, sizeof(*pages), GFP_KERNEL);
+	pages = kvmalloc_array(num, sizeof(*pages), WOOKIE_GFP_UOBJ);
 	if (!pages) {
 		ib_umem_release(umem);
 		return -ENOMEM;
@@ -332,7 +333,7 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_USER);
+	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_USER, WOOKIE_GFP_UOBJ);
 	if (IS_ERR(priv))
 		return ERR_CAST(priv);
 	mr = &priv->mr;
@@ -517,7 +518,7 @@ struct ib_mr *wookie_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	    max_num_sg > WOOKIE_MAX_FAST_REG_PAGES)
 		return ERR_PTR(-EINVAL);
 
-	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_FAST);
+	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_FAST, GFP_KERNEL);
 	if (IS_ERR(priv))
 		return ERR_CAST(priv);
 	mr = &priv->mr;

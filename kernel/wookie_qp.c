@@ -174,11 +174,17 @@ static int wookie_qp_alloc_rings(struct wookie_qp *qp,
 	err = wookie_ring_alloc(&qp->sq, udata, entries, stride);
 	if (err)
 		return err;
-	qp->swqe = kvcalloc(entries, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->swqe_payload = min_t(size_t, stride - sizeof(struct wookie_sqe),
+				 WOOKIE_SWQE_PAYLOAD_MAX);
+	qp->swqe_stride = ALIGN(struct_size_t(struct wookie_send_wqe,
+					      inline_data, qp->swqe_payload),
+				__alignof__(struct wookie_send_wqe));
+	qp->swqe = kvcalloc(entries, qp->swqe_stride, wookie_gfp(udata));
 	if (!qp->swqe)
 		goto err_nomem;
 	qp->resp.rd_atomic = kcalloc(WOOKIE_MAX_RD_ATOMIC,
-				     sizeof(*qp->resp.rd_atomic), GFP_KERNEL);
+				     sizeof(*qp->resp.rd_atomic),
+				     wookie_gfp(udata));
 	if (!qp->resp.rd_atomic)
 		goto err_nomem;
 
@@ -369,7 +375,7 @@ static void wookie_qp_reset(struct wookie_qp *qp)
 	qp->rq_consumer = 0;
 	/* Indexes start again at 0: no pin may match a new WQE. */
 	for (i = 0; qp->swqe && i < qp->sq.num_entries; i++)
-		qp->swqe[i].pinned_ah = 0;
+		wookie_swqe(qp, i)->pinned_ah = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	wookie_window_init(&qp->req.window);
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -36,8 +36,7 @@ static int wookie_fetch_wqe(struct wookie_qp *qp)
 	wqe = wookie_swqe(qp, qp->req.fetch);
 	slot = wookie_ring_slot(sq, qp->req.fetch);
 	/* The header, then its SGEs or inline data, as far as the slot goes. */
-	len = min_t(size_t, sq->stride - sizeof(wqe->sqe),
-		    sizeof(wqe->inline_data));
+	len = min_t(size_t, sq->stride - sizeof(wqe->sqe), qp->swqe_payload);
 	memcpy(&wqe->sqe, slot, sizeof(wqe->sqe));
 	memcpy(wqe->inline_data, slot + sizeof(wqe->sqe), len);
 	pinned = wqe->pinned_ah && wqe->pinned_ah == wqe->sqe.ud.ah_num &&

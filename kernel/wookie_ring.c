@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Ring memory.  A user ring is vmalloc_user() memory owned by an mmap
+ * Ring memory.  A user ring is zeroed vmalloc memory, charged to the
+ * creating process (wookie_mmap_alloc()), owned by an mmap
  * entry of the creating context, so it outlives the queue for as long as
  * user space keeps it mapped; a kernel consumer's ring is plain vzalloc()
  * memory.  Both start with struct wookie_ring_hdr.

@@ -13,9 +13,21 @@ WOOKIE_KVER_612=6.12.117+deb12-amd64
 WOOKIE_KSRC_612_VERSION=6.12.117-1~deb12u1
 # The kernel the module targets and the VM boots: 6.1 unless told.
 WOOKIE_KVER=${WOOKIE_KVER:-$WOOKIE_KVER_61}
-WOOKIE_LINUX_SRC=$WOOKIE_CACHE/linux-source-6.1
-WOOKIE_DEBUG_KBUILD=$WOOKIE_CACHE/debug-kernel/build
-WOOKIE_DEBUG_MODROOT=$WOOKIE_CACHE/debug-kernel/root
+
+# wookie_kernel_line LINE: point WOOKIE_LINUX_SRC (Debian's linux-source of
+# line LINE, unpacked) and the sanitizer kernel built from it at LINE.  6.1
+# unless told: lint's checkpatch and KUnit use 6.1's.
+wookie_kernel_line() {
+	case "$1" in
+	6.1) WOOKIE_DEBUG_DIR=$WOOKIE_CACHE/debug-kernel ;;
+	6.12) WOOKIE_DEBUG_DIR=$WOOKIE_CACHE/debug-kernel-6.12 ;;
+	*) wookie_die "unknown kernel line $1 (6.1 or 6.12)" ;;
+	esac
+	WOOKIE_LINE=$1
+	WOOKIE_LINUX_SRC=$WOOKIE_CACHE/linux-source-$1
+	WOOKIE_DEBUG_KBUILD=$WOOKIE_DEBUG_DIR/build
+	WOOKIE_DEBUG_MODROOT=$WOOKIE_DEBUG_DIR/root
+}
 
 wookie_die() {
 	echo "${0##*/}: $*" >&2
@@ -30,10 +42,19 @@ wookie_kver_of() {
 	*) wookie_die "unknown kernel line $1 (6.1 or 6.12)" ;;
 	esac
 }
+wookie_kernel_line 6.1
 
-# Unpack Debian's linux-source-6.1 once into the cache.
+# wookie_line_of RELEASE: the line (6.1, 6.12) of a pinned release.
+wookie_line_of() {
+	case "$1" in
+	"$WOOKIE_KVER_612") echo 6.12 ;;
+	*) echo 6.1 ;;
+	esac
+}
+
+# Unpack Debian's linux-source of the current line once into the cache.
 wookie_linux_source() {
-	local tarball=/usr/src/linux-source-6.1.tar.xz
+	local tarball=/usr/src/linux-source-$WOOKIE_LINE.tar.xz
 
 	[ -f "$WOOKIE_LINUX_SRC/Makefile" ] && return 0
 	[ -f "$tarball" ] || wookie_die "$tarball missing; run scripts/setup"
@@ -358,20 +379,18 @@ wookie_host_test_kernel() {
 	local i
 
 	read -ra vm_args <<<"${WOOKIE_VM_ARGS:-}"
-	kdir=/lib/modules/$WOOKIE_KVER/build
 	kver=$WOOKIE_KVER
 	debug=
 	for ((i = 0; i < ${#vm_args[@]}; i++)); do
 		case "${vm_args[i]}" in
-		--debug-kernel)
-			kdir=$("$WOOKIE_TOP/scripts/build-debug-kernel" | tail -1)
-			kver=$(cat "$kdir/include/config/kernel.release")
-			debug=1
-			;;
-		--kernel)
-			kver=$(wookie_kver_of "${vm_args[i + 1]}")
-			kdir=/lib/modules/$kver/build
-			;;
+		--debug-kernel) debug=1 ;;
+		--kernel) kver=$(wookie_kver_of "${vm_args[i + 1]}") ;;
 		esac
 	done
+	kdir=/lib/modules/$kver/build
+	if [ -n "$debug" ]; then
+		kdir=$("$WOOKIE_TOP/scripts/build-debug-kernel" \
+			--kernel "$(wookie_line_of "$kver")" | tail -1)
+		kver=$(cat "$kdir/include/config/kernel.release")
+	fi
 }
