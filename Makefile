@@ -7,6 +7,7 @@
 #   make check-kernels   the VM tests on Debian's 6.1 and 6.12 kernels
 #   make deb             wookie-dkms and wookie-provider packages (build/deb/)
 #   make bench           perftest matrix, wookie beside rdma_rxe (scripts/bench)
+#   make soak / fuzz     the long soak and fuzzer runs (-debug: sanitizer kernel)
 #   make demo            build, boot the VM, create a device, ibv_devinfo -v
 # See README.md.
 
@@ -40,7 +41,8 @@ MODULE_SOURCES := Kbuild $(shell find kernel include -name '*.[ch]')
 
 .PHONY: all setup module provider rdma-core vm-progs install uninstall unit \
 	check-ulp check-ulp-debug check-kernels deb \
-	kunit vm-test lint check check-debug bench demo clean
+	kunit vm-test lint check check-debug bench demo clean \
+	soak soak-debug fuzz fuzz-debug
 
 all: module provider
 
@@ -142,6 +144,32 @@ check-ulp: all vm-progs rdma-core
 check-ulp-debug: setup rdma-core
 	$(MAKE) --no-print-directory KDIR="$$(scripts/build-debug-kernel | tail -1)" all vm-progs
 	scripts/vm-test --debug-kernel $(ULP_TESTS)
+
+# The long runs of issue 11's lanes, which make check runs briefly: the
+# soak (tests/vm/soak.sh) for SOAK_MINUTES, the verbs and ring fuzzer
+# (tests/vm/fuzz.sh) for FUZZ_MINUTES with FUZZ_SEED if set; the -debug
+# targets on the sanitizer kernel.
+SOAK_MINUTES ?= 30
+FUZZ_MINUTES ?= 20
+FUZZ_SEED ?=
+SOAK_ENV = WOOKIE_TEST_SOAK_SECONDS=$$(( $(SOAK_MINUTES) * 60 ))
+FUZZ_ENV = WOOKIE_TEST_FUZZ_SECONDS=$$(( $(FUZZ_MINUTES) * 60 )) \
+	$(if $(FUZZ_SEED),WOOKIE_TEST_FUZZ_SEED=$(FUZZ_SEED))
+DEBUG_KDIR = $$(scripts/build-debug-kernel | tail -1)
+
+soak: all vm-progs
+	$(SOAK_ENV) scripts/vm-test soak
+
+soak-debug: setup
+	$(MAKE) --no-print-directory KDIR="$(DEBUG_KDIR)" all vm-progs
+	$(SOAK_ENV) scripts/vm-test --debug-kernel soak
+
+fuzz: all vm-progs
+	$(FUZZ_ENV) scripts/vm-test fuzz
+
+fuzz-debug: setup
+	$(MAKE) --no-print-directory KDIR="$(DEBUG_KDIR)" all vm-progs
+	$(FUZZ_ENV) scripts/vm-test --debug-kernel fuzz
 
 # perftest on rdma_rxe, siw (if the kernel has it) and wookie in one VM
 # boot; BENCH_ARGS=--profile adds perf profiles (scripts/bench).

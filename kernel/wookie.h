@@ -1366,6 +1366,7 @@ void wookie_resp_reset(struct wookie_qp *qp);
 void wookie_flush_recv(struct wookie_qp *qp);
 
 /* wookie_mmap.c: memory shared with user space */
+int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len);
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,
 			struct rdma_user_mmap_entry **entry);
 int wookie_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);

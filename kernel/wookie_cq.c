@@ -158,7 +158,7 @@ int wookie_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (udata) {
 		wookie_ring_info(&cq->ring, &resp.cq);
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_ring;
 	}
@@ -240,7 +240,7 @@ int wookie_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	/* Before the swap: once swapped, the provider must know the ring. */
 	if (udata) {
 		wookie_ring_info(&ring, &resp.cq);
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_free;
 	}

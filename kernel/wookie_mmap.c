@@ -7,9 +7,12 @@
  * cannot do, so the mapping is made page by page here, as
  * remap_vmalloc_range() would.
  */
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+
+#include <rdma/ib_verbs.h>
 
 #include "wookie.h"
 
@@ -44,6 +47,31 @@ err_vfree:
 err_free:
 	kfree(me);
 	return NULL;
+}
+
+/* tests/vm/faults.sh fails it: a context or queue is not created. */
+ALLOW_ERROR_INJECTION(wookie_mmap_alloc, NULL);
+
+/*
+ * The provider maps what a create verb returns, and mmap() charges the
+ * mapping (its VMA, page tables) to the process's memory cgroup with
+ * plain GFP_KERNEL, which at the cgroup's limit wakes its OOM killer.
+ * So a verb answers only when this much of the limit is still free:
+ * at the limit the verb fails with ENOMEM, and after a success the
+ * mappings fit (for a single thread of the cgroup; threads racing to its
+ * limit may still meet the OOM killer in mmap()).
+ */
+#define WOOKIE_MMAP_HEADROOM (16 * PAGE_SIZE)
+
+int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
+{
+	void *probe;
+
+	probe = __vmalloc(WOOKIE_MMAP_HEADROOM, WOOKIE_GFP_UOBJ);
+	if (!probe)
+		return -ENOMEM;
+	vfree(probe);
+	return ib_copy_to_udata(udata, resp, len);
 }
 
 /* The VMA is exactly the entry's length (rdma_user_mmap_entry_get()). */

@@ -8,6 +8,7 @@
  * as if it had come from the network, so the engine never relies on its
  * sender's memory.
  */
+#include <linux/error-injection.h>
 #include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -182,6 +183,9 @@ struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
 	return pkt;
 }
 
+/* tests/vm/faults.sh fails it: a received packet dropped, a send retried. */
+ALLOW_ERROR_INJECTION(wookie_pkt_wrap, NULL);
+
 /*
  * A packet between QPs of one device needs no sk_buff: allocating,
  * zeroing and freeing one per packet and per ACK was the largest item of
@@ -294,14 +298,17 @@ static gfp_t wookie_engine_gfp_nowait(gfp_t gfp)
 	return gfp & ~__GFP_DIRECT_RECLAIM;
 }
 
-static struct wookie_pkt *wookie_pkt_new(struct wookie_qp *qp, u32 len,
-					 gfp_t gfp)
+/* Out of line: tests/vm/faults.sh fails it, on both paths. */
+static noinline struct wookie_pkt *wookie_pkt_new(struct wookie_qp *qp,
+						  u32 len, gfp_t gfp)
 {
 	/* Only a QP on the local path is sure to keep to it (net_xmit). */
 	if (qp->local && len <= WOOKIE_PKT_BUF_BYTES)
 		return wookie_pkt_alloc_buf(len, gfp);
 	return wookie_pkt_alloc(to_wookie_dev(qp->ibqp.device), len, gfp);
 }
+
+ALLOW_ERROR_INJECTION(wookie_pkt_new, NULL);
 
 struct wookie_pkt *wookie_pkt_build(struct wookie_qp *qp,
 				    struct wookie_hdrs *h, u32 payload_len)

@@ -303,7 +303,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!qp->srq)
 			wookie_ring_info(&qp->rq, &resp.rq);
 		resp.qp_num = qpn;
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_qpn;
 	}

@@ -6,6 +6,7 @@
  * user space keeps it mapped; a kernel consumer's ring is plain vzalloc()
  * memory.  Both start with struct wookie_ring_hdr.
  */
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -49,6 +50,9 @@ int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
 	ring->bytes = bytes;
 	return 0;
 }
+
+/* tests/vm/faults.sh fails it: the verb creating the queue fails. */
+ALLOW_ERROR_INJECTION(wookie_ring_alloc, ERRNO);
 
 /*
  * A user ring is only unpublished here: its memory goes with the last

@@ -225,7 +225,7 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	if (udata) {
 		wookie_ring_info(&srq->ring, &resp.srq);
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_ring;
 	}

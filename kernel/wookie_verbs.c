@@ -48,7 +48,7 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.abi_version = WOOKIE_ABI_VERSION;
 	resp.db_page_size = PAGE_SIZE;
 	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_entry;
 	return 0;

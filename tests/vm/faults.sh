@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# vm-run: --net init --timeout 900
+#
+# Allocation failures injected into the verbs and the traffic path (the
+# sanitizer kernel's fault injection; Debian's kernels have none, and the
+# lane says so and stops):
+#   1. verbs: failslab and fail_page_alloc fail a share of the kernel
+#      allocations made for the pingpongs, perftest and rc_verify
+#      (task-filter: only theirs, sleeping ones too).  Each run either works
+#      or fails with an error; none may hang, and nothing is left after it.
+#   2. user queues: fail_function makes wookie_ring_alloc() and
+#      wookie_mmap_alloc() fail: creating a context, CQ, QP or SRQ fails
+#      cleanly.
+#   3. traffic: fail_function makes wookie_pkt_new() (a packet to send,
+#      local or wire) and wookie_pkt_wrap() (a packet received) fail for
+#      everyone; RC traffic recovers and its data verifies, and the
+#      counters show packets were lost that way.
+# kmemleak, KASAN and lockdep findings fail the run through the harness.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/_rdma.sh"
+
+DBG=/sys/kernel/debug
+mountpoint -q $DBG || mount -t debugfs none $DBG
+if [ ! -d $DBG/failslab ] || [ ! -d $DBG/fail_page_alloc ] ||
+	[ ! -d $DBG/fail_function ]; then
+	echo "ok   no fault injection in $(uname -r): run on the sanitizer kernel (make check-debug)"
+	vm_done
+	exit 0
+fi
+
+rdma_setup
+rc_verify=$WOOKIE_TOP/build/vm-progs/rc_verify
+ok "yy0 on vethB in hostB" wire_add hostB yy0 vethB
+
+# fault_attr DIR PERCENT TASK_FILTER: fail PERCENT% of what DIR guards,
+# sleeping allocations too, quietly; TASK_FILTER Y: only in tasks whose
+# /proc/PID/make-it-fail is 1.
+fault_attr() {
+	local d=$DBG/$1
+
+	echo "$2" >"$d/probability"
+	echo 1 >"$d/interval"
+	# A count that each failure takes one from (fault_hits).
+	echo $FAULT_TIMES >"$d/times"
+	echo 0 >"$d/space"
+	echo 0 >"$d/verbose"
+	echo "$3" >"$d/task-filter"
+	[ ! -e "$d/ignore-gfp-wait" ] || echo N >"$d/ignore-gfp-wait"
+	# Order 0 too (fail_page_alloc's default is 1 and up); user pages
+	# (highmem) never, so the programs' own page faults do not fail.
+	[ ! -e "$d/min-order" ] || echo 0 >"$d/min-order"
+}
+FAULT_TIMES=100000000
+
+# fault_hits DIR: how many failures DIR injected since fault_attr.
+fault_hits() {
+	echo $((FAULT_TIMES - $(cat "$DBG/$1/times")))
+}
+
+fault_off() {
+	echo 0 >$DBG/failslab/probability
+	echo 0 >$DBG/fail_page_alloc/probability
+	echo 0 >$DBG/fail_function/probability
+	echo >$DBG/fail_function/inject
+}
+
+# failing SECONDS COMMAND...: COMMAND with make-it-fail set, under a time
+# limit.  Its own exit status is not judged; a timeout is printed as 124.
+failing() {
+	local secs=$1
+
+	shift
+	timeout -k 5 "$secs" sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' \
+		sh "$@"
+}
+
+# faulty_pair NAME SECONDS PROG [ARG...]: PROG as server (device zz0) and
+# client (yy0 in hostB) while they fail allocations.  Either may fail
+# with an error; a hang (124 or 137, the time limit) is a failure, and so
+# is anything left on either device afterwards.
+runs=0 run_errors=0
+faulty_pair() {
+	local name=$1 secs=$(($2 * RDMA_SLOW)) prog=$3 port=$rdma_port
+	local sopts copts spid src=0 crc=0
+	rdma_port=$((rdma_port + 1))
+
+	shift 3
+	read -ra sopts <<<"$(xpair_opts "$prog" zz0 1)"
+	read -ra copts <<<"$(xpair_opts "$prog" yy0 1)"
+	failing "$secs" "$prog" "${sopts[@]}" "$@" -p "$port" \
+		>"$RDMA_OUT/$name.server.log" 2>&1 &
+	spid=$!
+	wait_until 10 listening "$port" || true
+	ip netns exec hostB timeout -k 5 "$secs" sh -c \
+		'echo 1 >/proc/self/make-it-fail && exec "$@"' sh \
+		"$prog" "${copts[@]}" "$@" -p "$port" 10.0.0.1 \
+		>"$RDMA_OUT/$name.client.log" 2>&1 || crc=$?
+	if [ "$crc" -ne 0 ]; then
+		# The client failed: the server may wait for it forever.
+		sleep 2
+		kill "$spid" 2>/dev/null || true
+	fi
+	wait "$spid" || src=$?
+	runs=$((runs + 1))
+	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || run_errors=$((run_errors + 1))
+	if [ "$crc" -eq 124 ] || [ "$crc" -eq 137 ]; then
+		echo "FAIL $name: the client hung (exit $crc after $secs s)"
+		tail -n 5 "$RDMA_OUT/$name.client.log" | sed 's/^/     c| /'
+		vm_failures=$((vm_failures + 1))
+	fi
+	if ! wait_until $((10 * RDMA_SLOW)) rdma_no_objects zz0 ||
+		! wait_until $((10 * RDMA_SLOW)) rdma_no_objects yy0; then
+		echo "FAIL $name: objects left"
+		rdma_user_objects zz0 | sed 's/^/     | /'
+		rdma_user_objects yy0 | sed 's/^/     | /'
+		vm_failures=$((vm_failures + 1))
+	fi
+}
+
+# --- 1. verbs under failslab and fail_page_alloc -------------------------
+programs=(
+	"ibv_rc_pingpong -n 20"
+	"ibv_ud_pingpong -n 20"
+	"ibv_srq_pingpong -n 20"
+	"ib_write_bw -n 50 -s 65536"
+	"ib_read_bw -n 50 -s 65536"
+	"ib_atomic_bw -n 50"
+	"ib_send_bw -n 50 -s 4096"
+)
+round=0 slab_hits=0 page_hits=0
+for pct in 1 5 20; do
+	fault_attr failslab "$pct" Y
+	fault_attr fail_page_alloc "$pct" Y
+	for p in "${programs[@]}"; do
+		read -ra words <<<"$p"
+		faulty_pair "slab$pct-${words[0]}-$round" 60 "${words[@]}"
+		round=$((round + 1))
+	done
+	slab_hits=$((slab_hits + $(fault_hits failslab)))
+	page_hits=$((page_hits + $(fault_hits fail_page_alloc)))
+done
+fault_off
+echo "ok   verbs under failslab/fail_page_alloc: $runs runs, $run_errors ended with an error; $slab_hits slab and $page_hits page allocations failed"
+ok "failslab injected failures" test "$slab_hits" -gt 0
+
+# With nothing failing any more, the same devices work.
+pair "rc pingpong after failslab" 60 ibv_rc_pingpong -d zz0 -g 1 -n 20
+
+# --- 2. user queues: the ring and mapping allocations fail ---------------
+fn_fail() {
+	local fn=$1 retval=$2 pct=$3
+
+	echo "$fn" >$DBG/fail_function/inject
+	echo "$retval" >"$DBG/fail_function/$fn/retval"
+	fault_attr fail_function "$pct" N
+}
+for fn in wookie_ring_alloc wookie_mmap_alloc; do
+	case "$fn" in
+	wookie_ring_alloc) fn_fail "$fn" -12 50 ;;
+	*) fn_fail "$fn" 0 50 ;;
+	esac
+	runs=0 run_errors=0
+	for i in 1 2 3 4 5 6; do
+		faulty_pair "$fn-$i" 60 ibv_rc_pingpong -n 5
+	done
+	hits=$(fault_hits fail_function)
+	fault_off
+	if [ "$run_errors" -gt 0 ] && [ "$hits" -gt 0 ]; then
+		echo "ok   $fn failing: $runs runs, $run_errors failed cleanly"
+	else
+		echo "FAIL $fn failing: $run_errors of $runs runs failed, $hits failures injected"
+		vm_failures=$((vm_failures + 1))
+	fi
+done
+
+# --- 3. traffic: packets not allocated, sent or received -----------------
+counter() {
+	# $1's figure for counter $2 (rdma statistic).
+	ns_run "$3" rdma statistic show link "$1/1" |
+		tr ' ' '\n' | awk -v c="$2" 'p { print; exit } $0 == c { p = 1 }'
+}
+for fn in wookie_pkt_new wookie_pkt_wrap; do
+	before=$(counter zz0 send_err "")
+	fn_fail "$fn" 0 3
+	XS_NS= XS_DEV=zz0 XS_GID=1 XS_IP=10.0.0.1
+	XC_NS=hostB XC_DEV=yy0 XC_GID=1
+	XPAIR_LB=
+	xpair "rc_verify 8 MiB, $fn failing 3%" 300 "$rc_verify" --size 8M
+	# One device: both ends on the local path (wookie_pkt_new only).
+	[ "$fn" != wookie_pkt_new ] ||
+		pair "rc_verify on one device, $fn failing 3%" 300 \
+			"$rc_verify" -d zz0 -g 1 --size 8M
+	hits=$(fault_hits fail_function)
+	fault_off
+	after=$(counter zz0 send_err "")
+	echo "     | $fn failed $hits times; send_err on zz0 $before -> $after"
+	ok "$fn failed at least once" test "$hits" -gt 0
+done
+ok "rcvd and sent packets counted on yy0" test "$(counter yy0 rcvd_pkts hostB)" -gt 0
+
+wire_del_all yy0
+ok "nothing left on zz0" wait_until $((10 * RDMA_SLOW)) rdma_no_objects zz0
+vm_done
