@@ -97,7 +97,7 @@ target() {
 	# One device: this host connects to its own target.
 	ok "load nvme-rdma" nvme_host_load
 	ok "connect to the target through $DEV itself" \
-		nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN"
+		nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" -k "$KATO"
 	local blk
 	if wait_until $((30 * SLOW)) nvme_blk; then
 		blk=$(nvme_blk)
@@ -129,6 +129,12 @@ target() {
 # of up to 1 MiB in flight move at about 1 MiB/s (an I/O that timed out
 # there is how 6.1's nvme-rdma freed a poll queue's CQ under fio's
 # polling: a use-after-free in __ib_process_cq).
+# The keep-alive timeout (nvme-cli's -k, 5 s by default) scaled alike: on
+# 6.12's sanitizer kernel a keep-alive took 2 to 5 s behind fio's I/O, so
+# the controller kept timing it out and recovering, and one recovery freed
+# the poll queue's CQ under fio's polling as above.
+KATO=$((5 * SLOW))
+
 nvme_host_load() {
 	modprobe nvme_core &&
 		echo $((30 * SLOW)) >/sys/module/nvme_core/parameters/io_timeout &&
@@ -194,7 +200,7 @@ initiator() {
 		fatal "nvme discover does not list $NQN"
 	fi
 	# One default queue per CPU (one here), one for writes, one polled.
-	nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" \
+	nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" -k "$KATO" \
 		--nr-write-queues=1 --nr-poll-queues=1 \
 		--reconnect-delay=2 --ctrl-loss-tmo=$((120 * SLOW)) ||
 		fatal "nvme connect"
@@ -210,7 +216,7 @@ initiator() {
 
 	ok "disconnect" nvme disconnect -n "$NQN"
 	ok "controller gone" wait_until $((20 * SLOW)) no_ctrl
-	nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" \
+	nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" -k "$KATO" \
 		--reconnect-delay=2 --ctrl-loss-tmo=$((120 * SLOW)) ||
 		fatal "nvme connect again"
 	wait_until $((30 * SLOW)) nvme_blk || fatal "no block device after reconnect"
@@ -257,7 +263,7 @@ initiator() {
 	peer_wait $((600 * SLOW)) rxe-target-up || fatal "no target on rxe"
 	ulp_rxe_up
 	ok "load nvme-rdma" nvme_host_load
-	if nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" &&
+	if nvme connect -t rdma -a "$TARGET" -s 4420 -n "$NQN" -k "$KATO" &&
 		wait_until $((30 * SLOW)) nvme_blk; then
 		fio_verify rxe-two-hosts "$(nvme_blk)" "$ULP_FIO_SIZE"
 		ok "disconnect from rxe" nvme disconnect -n "$NQN"
