@@ -670,7 +670,7 @@ fi
 # ---- 3. A live pair ----
 
 echo "--- 3. a live ib_write_bw pair: server zzb (hostB), client zza (hostA)"
-LIVE_SECS=$((150 * RDMA_SLOW))
+LIVE_SECS=$((75 * RDMA_SLOW))
 port=$rdma_port
 rdma_port=$((rdma_port + 1))
 slog=$RDMA_OUT/live.server.log clog=$RDMA_OUT/live.client.log
@@ -744,7 +744,7 @@ if [ -n "$S_QPN" ] && [ -n "$C_QPN" ]; then
 		tgt_is "$k: the MR is untouched" "nonzero mr 0 4096" '^nonzero 0$'
 		tgt_stop
 	done
-	# The checks above took about 30 s of the pair's 150 under TCG; a
+	# The checks above took about 30 s of the pair's 75 under TCG; a
 	# slower host shows here first.
 	echo "     the injections took $((SECONDS - live_t0)) s of the pair's $LIVE_SECS s"
 	ok "the live pair is still running after the injections" \

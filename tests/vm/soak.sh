@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 2700
 #
-# A soak: mixed traffic for WOOKIE_TEST_SOAK_SECONDS (default 150; make
+# A soak: mixed traffic for WOOKIE_TEST_SOAK_SECONDS (default 90; make
 # soak SOAK_MINUTES=30 for the long one) with 2% loss on the link, and
 # processes killed along the way; then every device is empty and the
 # counters agree with what the link carried.  Jobs run at once, each in a
@@ -24,7 +24,7 @@
 . "$(dirname "$0")/_rdma.sh"
 
 [ "$RDMA_TYPE" = wookie ] || { echo "ok   skipped: the soak is wookie's"; exit 0; }
-secs=${WOOKIE_TEST_SOAK_SECONDS:-150}
+secs=${WOOKIE_TEST_SOAK_SECONDS:-90}
 seed=${WOOKIE_TEST_SOAK_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "soak: $secs s, seed $seed (WOOKIE_TEST_SOAK_SEED=$seed repeats the choices)"
 RANDOM=$seed
