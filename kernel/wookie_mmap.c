@@ -18,8 +18,10 @@
 
 /*
  * Allocate zeroed, page-rounded memory that user space of @ibuc may map.
- * The entry owns the memory: it stays valid until the context removes the
- * entry and the last mapping of it is gone.
+ * The entry owns the memory and frees it when the context removes the
+ * entry (no mapping holds the entry); a page still mapped then stays, as
+ * the mapping holds a reference to each page (wookie_mmap_pages()), and
+ * goes with the last mapping.
  */
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,
 			struct rdma_user_mmap_entry **entry)
@@ -72,6 +74,23 @@ int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
 		return -ENOMEM;
 	vfree(probe);
 	return ib_copy_to_udata(udata, resp, len);
+}
+
+/*
+ * kvzalloc() for what user space asks for (charged, ENOMEM at the memory
+ * cgroup's limit).  kvmalloc() with __GFP_RETRY_MAYFAIL would try hard
+ * (reclaim, compaction) for contiguous memory before its vmalloc
+ * fallback; this tries once, cheaply, then takes vmalloc memory.  Freed
+ * with kvfree().
+ */
+void *wookie_kvzalloc_uobj(size_t size)
+{
+	void *p;
+
+	if (size <= PAGE_SIZE)
+		return kzalloc(size, WOOKIE_GFP_UOBJ);
+	p = kzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+	return p ?: __vmalloc(size, WOOKIE_GFP_UOBJ | __GFP_ZERO);
 }
 
 /* The VMA is exactly the entry's length (rdma_user_mmap_entry_get()). */

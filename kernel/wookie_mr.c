@@ -282,7 +282,7 @@ static int wookie_pin(struct wookie_dev *wdev, u64 start, u64 length,
 	umem = ib_umem_get(&wdev->ibdev, start, length, access);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	pages = kvmalloc_array(num, sizeof(*pages), WOOKIE_GFP_UOBJ);
+	pages = wookie_kvzalloc_uobj(array_size(num, sizeof(*pages)));
 	if (!pages) {
 		ib_umem_release(umem);
 		return -ENOMEM;

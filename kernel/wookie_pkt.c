@@ -183,7 +183,7 @@ struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
 	return pkt;
 }
 
-/* tests/vm/faults.sh fails it: a received packet dropped, a send retried. */
+/* tests/vm/faults.sh fails it: a received packet is dropped. */
 ALLOW_ERROR_INJECTION(wookie_pkt_wrap, NULL);
 
 /*

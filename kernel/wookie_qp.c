@@ -179,7 +179,10 @@ static int wookie_qp_alloc_rings(struct wookie_qp *qp,
 	qp->swqe_stride = ALIGN(struct_size_t(struct wookie_send_wqe,
 					      inline_data, qp->swqe_payload),
 				__alignof__(struct wookie_send_wqe));
-	qp->swqe = kvcalloc(entries, qp->swqe_stride, wookie_gfp(udata));
+	/* entries <= WOOKIE_MAX_RING_ENTRIES: no overflow. */
+	qp->swqe = udata ?
+		wookie_kvzalloc_uobj((size_t)entries * qp->swqe_stride) :
+		kvcalloc(entries, qp->swqe_stride, GFP_KERNEL);
 	if (!qp->swqe)
 		goto err_nomem;
 	qp->resp.rd_atomic = kcalloc(WOOKIE_MAX_RD_ATOMIC,

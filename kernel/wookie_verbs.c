@@ -65,15 +65,16 @@ void wookie_dealloc_ucontext(struct ib_ucontext *ibuc)
 	struct wookie_dev *wdev = to_wookie_dev(ibuc->device);
 	struct wookie_ucontext *uc = to_wookie_uc(ibuc);
 
-	/* The page itself goes when the last mapping of it is gone. */
+	/* A page still mapped goes with its last mapping. */
 	rdma_user_mmap_entry_remove(uc->db_entry);
 	atomic_dec(&wdev->num_ucontext);
 }
 
 /*
  * The device is going away with the context still open.  Everything the
- * context shares with user space sits behind mmap entries, whose mappings
- * ib_core zaps; there is no engine state to quiesce yet.  Having this op
+ * context shares with user space is pages its mappings hold themselves
+ * (wookie_mmap_pages()): they stay valid, unused by the kernel, until
+ * the last mapping goes; there is no engine state to quiesce yet.  Having this op
  * lets `rdma link delete` and rmmod proceed instead of waiting for users.
  */
 void wookie_disassociate_ucontext(struct ib_ucontext *ibuc)
