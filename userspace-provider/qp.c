@@ -303,7 +303,7 @@ int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct wookie_queue *sq = &qp->sq;
 	uint32_t index, consumer;
 	bool posted = false;
-	int ret = 0, db;
+	int ret = 0;
 
 	if (!wookie_sq_postable(ibqp)) {
 		*bad_wr = wr;
@@ -329,14 +329,14 @@ int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_unlock(&sq->lock);
 
 	/*
-	 * A failed doorbell is reported, but the WQEs before wr stay
-	 * posted: the next doorbell or the polling engine picks them up.
+	 * The WQEs before wr are posted whatever the doorbell does: the next
+	 * doorbell or the polling engine picks them up.  A failed doorbell
+	 * (the device gone, the SQ's flags scribbled over) is not reported:
+	 * a post that returns an error must name its first WR not posted,
+	 * and there is none; the completions, or their absence, tell.
 	 */
-	if (posted) {
-		db = wookie_sq_doorbell(qp);
-		if (!ret)
-			ret = db;
-	}
+	if (posted)
+		wookie_sq_doorbell(qp);
 	*bad_wr = ret ? wr : NULL;
 	return ret;
 }
@@ -397,7 +397,7 @@ int wookie_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct wookie_qp *qp = to_wqp(ibqp);
 	struct ibv_recv_wr *bad;
 	bool flush;
-	int ret, db;
+	int ret;
 
 	/* The QP receives through its SRQ, or is in RESET. */
 	if (!qp->rq.hdr || ibqp->state == IBV_QPS_RESET) {
@@ -406,11 +406,9 @@ int wookie_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 
 	ret = wookie_post_rq(&qp->rq, qp->rq_max_sge, wr, bad_wr, &flush);
-	if (flush) {
-		db = ibv_cmd_post_recv(ibqp, NULL, &bad);
-		if (!ret)
-			ret = db;
-	}
+	/* A failed flush doorbell is not reported, as for a send. */
+	if (flush)
+		ibv_cmd_post_recv(ibqp, NULL, &bad);
 	return ret;
 }
 
@@ -420,14 +418,12 @@ int wookie_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	struct wookie_srq *srq = to_wsrq(ibsrq);
 	struct ibv_recv_wr *bad;
 	bool flush;
-	int ret, db;
+	int ret;
 
 	ret = wookie_post_rq(&srq->q, srq->max_sge, wr, bad_wr, &flush);
-	if (flush) {
-		db = ibv_cmd_post_srq_recv(ibsrq, NULL, &bad);
-		if (!ret)
-			ret = db;
-	}
+	/* A failed flush doorbell is not reported, as for a send. */
+	if (flush)
+		ibv_cmd_post_srq_recv(ibsrq, NULL, &bad);
 	return ret;
 }
 
