@@ -76,6 +76,9 @@ int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
 	return ib_copy_to_udata(udata, resp, len);
 }
 
+/* tests/vm/faults.sh fails it: a create verb undoes all it did. */
+ALLOW_ERROR_INJECTION(wookie_mmap_resp, ERRNO);
+
 /*
  * kvzalloc() for what user space asks for (charged, ENOMEM at the memory
  * cgroup's limit).  kvmalloc() with __GFP_RETRY_MAYFAIL would try hard
@@ -92,6 +95,9 @@ void *wookie_kvzalloc_uobj(size_t size)
 	p = kzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	return p ?: __vmalloc(size, WOOKIE_GFP_UOBJ | __GFP_ZERO);
 }
+
+/* tests/vm/faults.sh fails it: a QP or MR is not created. */
+ALLOW_ERROR_INJECTION(wookie_kvzalloc_uobj, NULL);
 
 /* The VMA is exactly the entry's length (rdma_user_mmap_entry_get()). */
 static int wookie_mmap_pages(struct vm_area_struct *vma, void *vaddr)

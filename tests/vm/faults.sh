@@ -5,17 +5,13 @@
 # Allocation failures injected into the verbs and the traffic path (the
 # sanitizer kernel's fault injection; Debian's kernels have none, and the
 # lane says so and stops):
-#   1. verbs: failslab and fail_page_alloc fail a share of the kernel
-#      allocations made for the pingpongs, perftest and rc_verify
-#      (task-filter: only theirs, sleeping ones too).  Each run either works
-#      or fails with an error; none may hang, and nothing is left after it.
-#   2. user queues: fail_function makes wookie_ring_alloc() and
-#      wookie_mmap_alloc() fail: creating a context, CQ, QP or SRQ fails
-#      cleanly.
-#   3. traffic: fail_function makes wookie_pkt_new() (a packet to send,
-#      local or wire) and wookie_pkt_wrap() (a packet received) fail for
-#      everyone; RC traffic recovers and its data verifies, and the
-#      counters show packets were lost that way.
+#   1. verbs: fail_function makes wookie's allocation points fail 30% of
+#      the time (wookie_ring_alloc, wookie_mmap_alloc, wookie_kvzalloc_uobj,
+#      wookie_mmap_resp) under the pingpongs and perftest: each run works
+#      or ends with an error; none may hang, and nothing is left after it.
+#   2. traffic: fail_function makes wookie_pkt_new() (a packet to send,
+#      local or wire) and wookie_pkt_wrap() (a packet received) fail 3% of
+#      the time for everyone; RC traffic recovers and its data verifies.
 # kmemleak, KASAN and lockdep findings fail the run through the harness.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
@@ -34,8 +30,7 @@ rc_verify=$WOOKIE_TOP/build/vm-progs/rc_verify
 ok "yy0 on vethB in hostB" wire_add hostB yy0 vethB
 
 # fault_attr DIR PERCENT TASK_FILTER: fail PERCENT% of what DIR guards,
-# sleeping allocations too, quietly; TASK_FILTER Y: only in tasks whose
-# /proc/PID/make-it-fail is 1.
+# quietly; TASK_FILTER Y: only in tasks whose /proc/PID/make-it-fail is 1.
 fault_attr() {
 	local d=$DBG/$1
 
@@ -65,20 +60,11 @@ fault_off() {
 	echo >$DBG/fail_function/inject
 }
 
-# failing SECONDS COMMAND...: COMMAND with make-it-fail set, under a time
-# limit.  Its own exit status is not judged; a timeout is printed as 124.
-failing() {
-	local secs=$1
-
-	shift
-	timeout -k 5 "$secs" sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' \
-		sh "$@"
-}
-
 # faulty_pair NAME SECONDS PROG [ARG...]: PROG as server (device zz0) and
-# client (yy0 in hostB) while they fail allocations.  Either may fail
-# with an error; a hang (124 or 137, the time limit) is a failure, and so
-# is anything left on either device afterwards.
+# client (yy0 in hostB) while allocations fail.  Either may fail with an
+# error (or crash: perftest does not check every verb); a hang (124 or
+# 137, the time limit) is a failure, and so is anything left on either
+# device afterwards.
 runs=0 run_errors=0
 faulty_pair() {
 	local name=$1 secs=$(($2 * RDMA_SLOW)) prog=$3 port=$rdma_port
@@ -88,12 +74,11 @@ faulty_pair() {
 	shift 3
 	read -ra sopts <<<"$(xpair_opts "$prog" zz0 1)"
 	read -ra copts <<<"$(xpair_opts "$prog" yy0 1)"
-	failing "$secs" "$prog" "${sopts[@]}" "$@" -p "$port" \
+	timeout -k 5 "$secs" "$prog" "${sopts[@]}" "$@" -p "$port" \
 		>"$RDMA_OUT/$name.server.log" 2>&1 &
 	spid=$!
 	wait_until 10 listening "$port" || true
-	ip netns exec hostB timeout -k 5 "$secs" sh -c \
-		'echo 1 >/proc/self/make-it-fail && exec "$@"' sh \
+	ip netns exec hostB timeout -k 5 "$secs" \
 		"$prog" "${copts[@]}" "$@" -p "$port" 10.0.0.1 \
 		>"$RDMA_OUT/$name.client.log" 2>&1 || crc=$?
 	if [ "$crc" -ne 0 ]; then
@@ -118,36 +103,11 @@ faulty_pair() {
 	fi
 }
 
-# --- 1. verbs under failslab and fail_page_alloc -------------------------
-programs=(
-	"ibv_rc_pingpong -n 20"
-	"ibv_ud_pingpong -n 20"
-	"ibv_srq_pingpong -n 20"
-	"ib_write_bw -n 50 -s 65536"
-	"ib_read_bw -n 50 -s 65536"
-	"ib_atomic_bw -n 50"
-	"ib_send_bw -n 50 -s 4096"
-)
-round=0 slab_hits=0 page_hits=0
-for pct in 1 5 20; do
-	fault_attr failslab "$pct" Y
-	fault_attr fail_page_alloc "$pct" Y
-	for p in "${programs[@]}"; do
-		read -ra words <<<"$p"
-		faulty_pair "slab$pct-${words[0]}-$round" 60 "${words[@]}"
-		round=$((round + 1))
-	done
-	slab_hits=$((slab_hits + $(fault_hits failslab)))
-	page_hits=$((page_hits + $(fault_hits fail_page_alloc)))
-done
-fault_off
-echo "ok   verbs under failslab/fail_page_alloc: $runs runs, $run_errors ended with an error; $slab_hits slab and $page_hits page allocations failed"
-ok "failslab injected failures" test "$slab_hits" -gt 0
-
-# With nothing failing any more, the same devices work.
-pair "rc pingpong after failslab" 60 ibv_rc_pingpong -d zz0 -g 1 -n 20
-
-# --- 2. user queues: the ring and mapping allocations fail ---------------
+# --- 1. verbs: each of wookie's allocation points fails ----------------
+# failslab and fail_page_alloc, even filtered to the test's processes, also
+# fail the guest's 9p root file system under them (a program's pages and
+# exec come from it), which then refuses every exec of the guest; so here
+# fail_function fails wookie's own allocation points, for every process.
 fn_fail() {
 	local fn=$1 retval=$2 pct=$3
 
@@ -155,26 +115,41 @@ fn_fail() {
 	echo "$retval" >"$DBG/fail_function/$fn/retval"
 	fault_attr fail_function "$pct" N
 }
-for fn in wookie_ring_alloc wookie_mmap_alloc; do
-	case "$fn" in
-	wookie_ring_alloc) fn_fail "$fn" -12 50 ;;
-	*) fn_fail "$fn" 0 50 ;;
-	esac
+programs=(
+	"ibv_rc_pingpong -n 20"
+	"ibv_ud_pingpong -n 20 -s 512"
+	"ibv_srq_pingpong -n 20"
+	"ib_write_bw -n 50 -s 65536"
+	"ib_atomic_bw -n 50"
+)
+points=(
+	"wookie_ring_alloc -12"
+	"wookie_mmap_alloc 0"
+	"wookie_kvzalloc_uobj 0"
+	"wookie_mmap_resp -12"
+)
+for point in "${points[@]}"; do
+	read -r fn retval <<<"$point"
+	fn_fail "$fn" "$retval" 30
 	runs=0 run_errors=0
-	for i in 1 2 3 4 5 6; do
-		faulty_pair "$fn-$i" 60 ibv_rc_pingpong -n 5
+	for p in "${programs[@]}"; do
+		read -ra words <<<"$p"
+		faulty_pair "$fn-${words[0]}" 60 "${words[@]}"
 	done
 	hits=$(fault_hits fail_function)
 	fault_off
 	if [ "$run_errors" -gt 0 ] && [ "$hits" -gt 0 ]; then
-		echo "ok   $fn failing: $runs runs, $run_errors failed cleanly"
+		echo "ok   $fn failing 30%: $runs runs, $run_errors ended with an error, $hits failures injected"
 	else
-		echo "FAIL $fn failing: $run_errors of $runs runs failed, $hits failures injected"
+		echo "FAIL $fn failing 30%: $run_errors of $runs runs failed, $hits failures injected"
 		vm_failures=$((vm_failures + 1))
 	fi
 done
 
-# --- 3. traffic: packets not allocated, sent or received -----------------
+# With nothing failing any more, the same devices work.
+pair "rc pingpong after the failures" 60 ibv_rc_pingpong -d zz0 -g 1 -n 20
+
+# --- 2. traffic: packets not allocated, sent or received -----------------
 counter() {
 	# $1's figure for counter $2 (rdma statistic).
 	ns_run "$3" rdma statistic show link "$1/1" |
