@@ -1369,6 +1369,7 @@ void wookie_flush_recv(struct wookie_qp *qp);
 int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len);
 void *wookie_kvzalloc_uobj(size_t size);
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,
+			gfp_t gfp,
 			struct rdma_user_mmap_entry **entry);
 int wookie_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void wookie_mmap_free(struct rdma_user_mmap_entry *rdma);

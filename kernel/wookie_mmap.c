@@ -2,7 +2,7 @@
 /*
  * Memory shared with user space: rings and the doorbell page are zeroed
  * vmalloc memory published as rdma_user_mmap entries; the provider maps
- * them with the key (mmap offset) the kernel hands out.  The memory is
+ * them with the key (mmap offset) the kernel hands out.  A ring is
  * charged to the creating process's memory cgroup, which vmalloc_user()
  * cannot do, so the mapping is made page by page here, as
  * remap_vmalloc_range() would.
@@ -24,16 +24,16 @@
  * goes with the last mapping.
  */
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,
-			struct rdma_user_mmap_entry **entry)
+			gfp_t gfp, struct rdma_user_mmap_entry **entry)
 {
 	struct wookie_mmap_entry *me;
 	int err;
 
 	size = PAGE_ALIGN(size);
-	me = kzalloc(sizeof(*me), WOOKIE_GFP_UOBJ);
+	me = kzalloc(sizeof(*me), gfp);
 	if (!me)
 		return NULL;
-	me->vaddr = __vmalloc(size, WOOKIE_GFP_UOBJ | __GFP_ZERO);
+	me->vaddr = __vmalloc(size, gfp | __GFP_ZERO);
 	if (!me->vaddr)
 		goto err_free;
 	me->writable = writable;
@@ -50,9 +50,6 @@ err_free:
 	kfree(me);
 	return NULL;
 }
-
-/* tests/vm/faults.sh fails it: a context or queue is not created. */
-ALLOW_ERROR_INJECTION(wookie_mmap_alloc, NULL);
 
 /*
  * The provider maps what a create verb returns, and mmap() charges the

@@ -36,7 +36,7 @@ int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
 		if (!uc)
 			return -EINVAL;
 		start = wookie_mmap_alloc(&uc->ibuc, bytes, true,
-					  &ring->mmap_entry);
+					  WOOKIE_GFP_UOBJ, &ring->mmap_entry);
 	} else {
 		start = vzalloc(bytes);
 	}

@@ -40,7 +40,14 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		goto err_count;
 	}
 
-	uc->db_page = wookie_mmap_alloc(ibuc, PAGE_SIZE, false, &uc->db_entry);
+	/*
+	 * Not charged, nor refused near a memory cgroup's limit: when
+	 * alloc_ucontext fails, ib_core's ioctl path (6.1 to 6.12) frees the
+	 * context without dropping the task reference its resource tracking
+	 * took, leaking the task.  One page a context, 512 contexts at most.
+	 */
+	uc->db_page = wookie_mmap_alloc(ibuc, PAGE_SIZE, false, GFP_KERNEL,
+					&uc->db_entry);
 	if (!uc->db_page) {
 		err = -ENOMEM;
 		goto err_count;
@@ -48,7 +55,7 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.abi_version = WOOKIE_ABI_VERSION;
 	resp.db_page_size = PAGE_SIZE;
 	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
-	err = wookie_mmap_resp(udata, &resp, sizeof(resp));
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_entry;
 	return 0;
