@@ -278,6 +278,12 @@ rocev2_netem() {
 			match ip6 dport 4791 0xffff flowid 1:3
 }
 
+# link_counter NS DEV NAME: counter NAME of DEV's port ("" NS: this one).
+link_counter() {
+	ns_run "$1" rdma statistic show link "$2/1" |
+		grep -o " $3 [0-9]*" | awk '{print $2}'
+}
+
 # netem_dropped_on NS DEV: the packets the netem qdisc of DEV dropped.
 netem_dropped_on() {
 	local n

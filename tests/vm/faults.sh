@@ -19,8 +19,7 @@
 
 DBG=/sys/kernel/debug
 mountpoint -q $DBG || mount -t debugfs none $DBG
-if [ ! -d $DBG/failslab ] || [ ! -d $DBG/fail_page_alloc ] ||
-	[ ! -d $DBG/fail_function ]; then
+if [ ! -d $DBG/fail_function ]; then
 	echo "ok   no fault injection in $(uname -r): run on the sanitizer kernel (make check-debug)"
 	vm_done
 	exit 0
@@ -30,35 +29,32 @@ rdma_setup
 rc_verify=$WOOKIE_TOP/build/vm-progs/rc_verify
 ok "yy0 on vethB in hostB" wire_add hostB yy0 vethB
 
-# fault_attr DIR PERCENT TASK_FILTER: fail PERCENT% of what DIR guards,
-# quietly; TASK_FILTER Y: only in tasks whose /proc/PID/make-it-fail is 1.
-fault_attr() {
-	local d=$DBG/$1
-
-	echo "$2" >"$d/probability"
-	echo 1 >"$d/interval"
-	# A count that each failure takes one from (fault_hits).
-	echo $FAULT_TIMES >"$d/times"
-	echo 0 >"$d/space"
-	echo 0 >"$d/verbose"
-	echo "$3" >"$d/task-filter"
-	[ ! -e "$d/ignore-gfp-wait" ] || echo N >"$d/ignore-gfp-wait"
-	# Order 0 too (fail_page_alloc's default is 1 and up); user pages
-	# (highmem) never, so the programs' own page faults do not fail.
-	[ ! -e "$d/min-order" ] || echo 0 >"$d/min-order"
-}
+FF=$DBG/fail_function
 FAULT_TIMES=100000000
 
-# fault_hits DIR: how many failures DIR injected since fault_attr.
+# fn_fail FN RETVAL PERCENT: FN returns RETVAL instead of running, in
+# PERCENT% of its calls, in every process, quietly.
+fn_fail() {
+	echo "$1" >$FF/inject
+	# The file takes an unsigned number: -12 as 0xfffffffffffffff4.
+	printf '%#x\n' "$2" >"$FF/$1/retval"
+	echo "$3" >$FF/probability
+	echo 1 >$FF/interval
+	# A count that each failure takes one from (fault_hits).
+	echo $FAULT_TIMES >$FF/times
+	echo 0 >$FF/space
+	echo 0 >$FF/verbose
+	echo N >$FF/task-filter
+}
+
+# fault_hits: how many failures fn_fail injected since it was set.
 fault_hits() {
-	echo $((FAULT_TIMES - $(cat "$DBG/$1/times")))
+	echo $((FAULT_TIMES - $(cat $FF/times)))
 }
 
 fault_off() {
-	echo 0 >$DBG/failslab/probability
-	echo 0 >$DBG/fail_page_alloc/probability
-	echo 0 >$DBG/fail_function/probability
-	echo >$DBG/fail_function/inject
+	echo 0 >$FF/probability
+	echo >$FF/inject
 }
 
 # faulty_pair NAME SECONDS PROG [ARG...]: PROG as server (device zz0) and
@@ -109,14 +105,6 @@ faulty_pair() {
 # fail the guest's 9p root file system under them (a program's pages and
 # exec come from it), which then refuses every exec of the guest; so here
 # fail_function fails wookie's own allocation points, for every process.
-fn_fail() {
-	local fn=$1 retval=$2 pct=$3
-
-	echo "$fn" >$DBG/fail_function/inject
-	# The file takes an unsigned number: -12 as 0xfffffffffffffff4.
-	printf '%#x\n' "$retval" >"$DBG/fail_function/$fn/retval"
-	fault_attr fail_function "$pct" N
-}
 programs=(
 	"ibv_rc_pingpong -n 20"
 	"ibv_ud_pingpong -n 20 -s 512"
@@ -137,7 +125,7 @@ for point in "${points[@]}"; do
 		read -ra words <<<"$p"
 		faulty_pair "$fn-${words[0]}" 60 "${words[@]}"
 	done
-	hits=$(fault_hits fail_function)
+	hits=$(fault_hits)
 	fault_off
 	if [ "$run_errors" -gt 0 ] && [ "$hits" -gt 0 ]; then
 		echo "ok   $fn failing 30%: $runs runs, $run_errors ended with an error, $hits failures injected"
@@ -151,13 +139,8 @@ done
 pair "rc pingpong after the failures" 60 ibv_rc_pingpong -d zz0 -g 1 -n 20
 
 # --- 2. traffic: packets not allocated, sent or received -----------------
-counter() {
-	# $1's figure for counter $2 (rdma statistic).
-	ns_run "$3" rdma statistic show link "$1/1" |
-		tr ' ' '\n' | awk -v c="$2" 'p { print; exit } $0 == c { p = 1 }'
-}
 for fn in wookie_pkt_new wookie_pkt_wrap; do
-	before=$(counter zz0 send_err "")
+	before=$(link_counter "" zz0 send_err)
 	fn_fail "$fn" 0 3
 	XS_NS= XS_DEV=zz0 XS_GID=1 XS_IP=10.0.0.1
 	XC_NS=hostB XC_DEV=yy0 XC_GID=1
@@ -167,13 +150,13 @@ for fn in wookie_pkt_new wookie_pkt_wrap; do
 	[ "$fn" != wookie_pkt_new ] ||
 		pair "rc_verify on one device, $fn failing 3%" 300 \
 			"$rc_verify" -d zz0 -g 1 --size 8M
-	hits=$(fault_hits fail_function)
+	hits=$(fault_hits)
 	fault_off
-	after=$(counter zz0 send_err "")
+	after=$(link_counter "" zz0 send_err)
 	echo "     | $fn failed $hits times; send_err on zz0 $before -> $after"
 	ok "$fn failed at least once" test "$hits" -gt 0
 done
-ok "rcvd and sent packets counted on yy0" test "$(counter yy0 rcvd_pkts hostB)" -gt 0
+ok "rcvd and sent packets counted on yy0" test "$(link_counter hostB yy0 rcvd_pkts)" -gt 0
 
 wire_del_all yy0
 ok "nothing left on zz0" wait_until $((10 * RDMA_SLOW)) rdma_no_objects zz0

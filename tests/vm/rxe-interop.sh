@@ -102,11 +102,6 @@ fi
 # 100% loss of what wookie sends to rxe: one single-packet WRITE must end
 # in IBV_WC_RETRY_EXC_ERR in the time timeout 12 and retry_cnt 3 imply
 # (rc_verify checks it, within 50%), after exactly 1 + 3 tries.
-# link_counter NS DEV NAME: counter NAME of DEV's port.
-link_counter() {
-	ns_run "$1" rdma statistic show link "$2/1" |
-		grep -o " $3 [0-9]*" | awk '{print $2}'
-}
 failed=$vm_failures
 ok "load sch_netem, sch_prio, cls_u32" modprobe -a sch_netem sch_prio cls_u32
 ok "netem drops every RoCEv2 packet zzb sends" \

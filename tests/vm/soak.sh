@@ -189,11 +189,6 @@ ok "nothing left on zz0" wait_until $((20 * RDMA_SLOW)) rdma_no_objects zz0
 ok "nothing left on yy0" wait_until $((20 * RDMA_SLOW)) rdma_no_objects yy0
 sleep 2
 
-# counter DEV NAME NS: DEV's port counter NAME.
-counter() {
-	ns_run "$3" rdma statistic show link "$1/1" |
-		tr ' ' '\n' | awk -v c="$2" 'p { print; exit } $0 == c { p = 1 }'
-}
 # qdisc_pkts NS DEV: "SENT DROPPED" packets of DEV's netem qdisc.
 qdisc_pkts() {
 	ns_run "$1" tc -s qdisc show dev "$2" |
@@ -206,13 +201,13 @@ qdisc_pkts() {
 }
 read -r a_sent a_dropped <<<"$(qdisc_pkts "" vethA)"
 read -r b_sent b_dropped <<<"$(qdisc_pkts hostB vethB)"
-y_sent=$(counter yy0 sent_pkts hostB)
-y_rcvd=$(counter yy0 rcvd_pkts hostB)
+y_sent=$(link_counter hostB yy0 sent_pkts)
+y_rcvd=$(link_counter hostB yy0 rcvd_pkts)
 y_drops=0
 for c in rx_icrc_err rx_drop_bad_hdr rx_drop_no_qp rx_drop_bad_psn \
 	rx_drop_bad_rkey rx_drop_bad_qkey rx_drop_bad_pkey rx_drop_too_long \
 	rx_drop_qp_busy; do
-	y_drops=$((y_drops + $(counter yy0 "$c" hostB)))
+	y_drops=$((y_drops + $(link_counter hostB yy0 "$c")))
 done
 echo "     | vethA netem: $a_sent passed, $a_dropped dropped; vethB netem: $b_sent passed, $b_dropped dropped"
 echo "     | yy0: sent_pkts $y_sent, rcvd_pkts $y_rcvd, dropped on receive $y_drops"
@@ -224,7 +219,7 @@ for dev in zz0 yy0; do
 	ns=
 	[ "$dev" = zz0 ] || ns=hostB
 	for c in duplicate_request out_of_seq_request tail_loss_probes; do
-		retries=$((retries + $(counter "$dev" "$c" "$ns")))
+		retries=$((retries + $(link_counter "$ns" "$dev" "$c")))
 	done
 done
 ok "loss was recovered from ($retries duplicates, out-of-sequence requests and probes)" test "$retries" -gt 0
@@ -232,7 +227,7 @@ for dev in zz0 yy0; do
 	ns=
 	[ "$dev" = zz0 ] || ns=hostB
 	for c in rx_icrc_err rx_drop_bad_hdr rx_drop_too_long tx_drop_no_route link_downed; do
-		equals "$dev $c" 0 "$(counter "$dev" "$c" "$ns")"
+		equals "$dev $c" 0 "$(link_counter "$ns" "$dev" "$c")"
 	done
 done
 
