@@ -161,8 +161,9 @@ struct wookie_dev {
 	struct list_head list;
 	/* Under wookie_devices_lock: ib_register_device() has succeeded... */
 	bool registered;
-	/* ... and an unregistration has been queued... */
+	/* ... and an unregistration has been queued, as this work... */
 	bool unregister_queued;
+	struct work_struct unregister_work;
 	/* ... and dealloc_driver has run: only the memory is left. */
 	bool dealloced;
 	/* Last port state reported with an event, under wookie_devices_lock. */
@@ -716,6 +717,8 @@ enum {
 #define WOOKIE_RUNNER_QPS 16
 #define WOOKIE_RUNNER_PASSES 64
 #define WOOKIE_RUNNER_RX_PASSES 8
+/* ... and for about this long (a jiffy more at most). */
+#define WOOKIE_RUNNER_MS 4
 /* WOOKIE_WORK_BUDGET in that softirq. */
 #define WOOKIE_RX_BUDGET 8
 
@@ -725,6 +728,12 @@ struct wookie_runner {
 	unsigned int head;
 	unsigned int tail;
 	unsigned int passes_left;
+	/*
+	 * Jiffies after which no pass starts: on a slow host (a sanitizer
+	 * kernel under emulation) the passes alone took seconds, and the
+	 * work item's CPU was the RCU kthread's too.
+	 */
+	unsigned long end;
 	/* Packets a pass handles per queue (wookie_qp_budget()). */
 	int budget;
 	/* What the engine may allocate with here: no sleep in a softirq. */

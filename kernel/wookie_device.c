@@ -291,8 +291,12 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 		sizeof(wdev->ibdev.node_desc));
 	ib_set_device_ops(&wdev->ibdev, &wookie_dev_ops);
 
-	/* Reclaim may wait on kernel consumers' I/O that this runs. */
-	wdev->wq = alloc_workqueue("wookie", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	/*
+	 * Reclaim may wait on kernel consumers' I/O that this runs.  Not
+	 * WQ_HIGHPRI: a nice -20 worker kept busy by traffic starved the
+	 * RCU kthread for 25 s on a one-CPU host.
+	 */
+	wdev->wq = alloc_workqueue("wookie", WQ_MEM_RECLAIM, 0);
 	if (!wdev->wq || wookie_poller_start(wdev)) {
 		/* dealloc_driver undoes the rest. */
 		ib_dealloc_device(&wdev->ibdev);

@@ -95,6 +95,24 @@ void wookie_device_dealloced(struct wookie_dev *wdev)
 	schedule_work(&wookie_reap_work);
 }
 
+/*
+ * Unregistrations that netdev events ask for, which run under rtnl and so
+ * cannot wait for ib_core's clients.  Not ib_unregister_device_queued():
+ * it warns when the device's refcount is zero, as it is while `rdma link
+ * delete` or a racing rmmod unregisters it, before dealloc_driver tells
+ * us; ib_unregister_device() just waits for that unregistration then.
+ */
+static struct workqueue_struct *wookie_unreg_wq;
+
+static void wookie_unregister_work(struct work_struct *work)
+{
+	struct wookie_dev *wdev = container_of(work, struct wookie_dev,
+					       unregister_work);
+
+	ib_unregister_device(&wdev->ibdev);
+	put_device(&wdev->ibdev.dev);
+}
+
 /* Called with wookie_devices_lock held, at most once per device. */
 static void wookie_queue_unregister(struct wookie_dev *wdev)
 {
@@ -102,7 +120,8 @@ static void wookie_queue_unregister(struct wookie_dev *wdev)
 	if (!wdev->registered || wdev->unregister_queued)
 		return;
 	wdev->unregister_queued = true;
-	ib_unregister_device_queued(&wdev->ibdev);
+	get_device(&wdev->ibdev.dev);
+	queue_work(wookie_unreg_wq, &wdev->unregister_work);
 }
 
 static int wookie_check_netdev(struct net_device *ndev)
@@ -153,6 +172,7 @@ static int wookie_newlink(const char *ibdev_name, struct net_device *ndev)
 		ib_dealloc_device(&wdev->ibdev);
 		return -EEXIST;
 	}
+	INIT_WORK(&wdev->unregister_work, wookie_unregister_work);
 	wookie_device_list_add(wdev);
 	mutex_unlock(&wookie_devices_lock);
 
@@ -246,9 +266,12 @@ static int __init wookie_init(void)
 {
 	int err;
 
+	wookie_unreg_wq = alloc_workqueue("wookie_unreg", 0, 0);
+	if (!wookie_unreg_wq)
+		return -ENOMEM;
 	err = wookie_pkt_cache_init();
 	if (err)
-		return err;
+		goto err_wq;
 	err = wookie_net_init();
 	if (err)
 		goto err_cache;
@@ -264,6 +287,8 @@ err_net:
 	wookie_net_exit();
 err_cache:
 	wookie_pkt_cache_exit();
+err_wq:
+	destroy_workqueue(wookie_unreg_wq);
 	return err;
 }
 
@@ -274,6 +299,11 @@ static void __exit wookie_exit(void)
 	/* No new queued unregistrations. */
 	unregister_netdevice_notifier(&wookie_netdev_notifier);
 	wookie_remove_all();
+	/*
+	 * Queued unregistrations find their devices unregistered by now;
+	 * they run this module's code until they drop their reference.
+	 */
+	destroy_workqueue(wookie_unreg_wq);
 	/* The last multicast attachments' callbacks run this module's code. */
 	rcu_barrier();
 	/* Every namespace's sockets went with its last device. */

@@ -262,6 +262,8 @@ static void wookie_qp_process(struct wookie_qp *qp, struct wookie_runner *r)
 		       test_and_clear_bit(WOOKIE_QP_AGAIN, &qp->run_flags)) {
 			r->passes_left--;
 			more = wookie_qp_pass(qp);
+			if (time_after(jiffies, r->end))
+				r->passes_left = 0;
 		}
 		qp->runner = NULL;
 		clear_bit_unlock(WOOKIE_QP_RUNNING, &qp->run_flags);
@@ -282,6 +284,7 @@ static void wookie_runner_run(struct wookie_qp *qp, unsigned int passes,
 {
 	struct wookie_runner r = {
 		.passes_left = passes,
+		.end = jiffies + msecs_to_jiffies(WOOKIE_RUNNER_MS),
 		.budget = budget,
 		.gfp = gfp,
 	};
@@ -298,7 +301,7 @@ static void wookie_runner_run(struct wookie_qp *qp, unsigned int passes,
 	}
 	/*
 	 * Not between QPs: one queued here waits for this context, which
-	 * must not give up the CPU (the passes bound its time instead).
+	 * must not give up the CPU (passes and time bound it instead).
 	 */
 	if (gfpflags_allow_blocking(gfp))
 		cond_resched();

@@ -38,7 +38,9 @@
 # show` lists nothing of a deleted device and only ib_core's own objects
 # on a surviving one, and wookie's module reference count is what it
 # was; then what went is built again.  One line per iteration; a hang
-# (an action or a process that does not end) stops the loop.  At the end
+# (an action or a process that does not end) stops the loop.  Then eight
+# rounds of `rdma link delete za` raced by rmmod or by the deletion of
+# vethA, at once or the moment za leaves sysfs (race_round).  At the end
 # za and zb must still carry a pingpong.  The seed (printed) comes from
 # WOOKIE_TEST_TEARDOWN_SEED if set; iteration i draws from the seed and
 # i alone (the timing is the guest's).  The programs' logs:
@@ -821,6 +823,87 @@ for ((i = 0; i < ITERATIONS; i++)); do
 		fail_iters=$((fail_iters + 1))
 	fi
 done
+
+# Two teardowns of one device: `rdma link delete za`, then rmmod or `ip
+# link del vethA` DELAY s later, or ("sysfs") the moment za leaves sysfs
+# (a process spinning on it already: perl's delete_module(2), or a line
+# into `ip -batch`); while teardown_load's traffic runs on za and zb.
+# Once ib_core has dropped za's refcount to zero, until dealloc_driver
+# (device_del() is in between), the second one's netdev event asked for
+# za's unregistration too, and ib_unregister_device_queued() warned (the
+# main loop hit that in 1 of 3 runs).
+race_round() {
+	local second=$1 delay=$2 lpid pid1 pid2 rc1=0 rc2=0 why t1
+	local fifo=/tmp/teardown-race
+
+	why=$(setup) || { echo "setup: $why"; return 1; }
+	LOGP=$RDMA_OUT/logs/race.
+	"$LOADER" za zb </dev/null >"${LOGP}load.log" 2>&1 &
+	lpid=$!
+	poll $((30 * SLOW)) running_or_over $lpid
+	running || { kill -9 $lpid; echo "teardown_load did not run"; return 1; }
+	if [ "$delay" = sysfs ]; then
+		if [ "$second" = rmmod ]; then
+			# 176: delete_module on x86_64; 2048: O_NONBLOCK, as rmmod.
+			perl -e '1 while -e $ARGV[0]; my $m = "wookie";
+				syscall(176, $m, 2048) == 0 or die "delete_module: $!\n"' \
+				/sys/class/infiniband/za >>"$STEP" 2>&1 &
+			pid2=$!
+		else
+			rm -f $fifo
+			mkfifo $fifo
+			ip -batch $fifo >>"$STEP" 2>&1 &
+			pid2=$!
+			perl -e '1 while -e $ARGV[0]; open(my $f, ">", $ARGV[1]) or die;
+				print $f "link del vethA\n"' \
+				/sys/class/infiniband/za $fifo >>"$STEP" 2>&1 &
+		fi
+	fi
+	t1=${EPOCHREALTIME/./}
+	rdma link delete za >>"$STEP" 2>&1 &
+	pid1=$!
+	if [ "$delay" = sysfs ]; then
+		wait_pid $((60 * SLOW)) $pid2 || rc2=$?
+	else
+		nap "$delay"
+		case $second in
+		rmmod) bounded $((60 * SLOW)) rmmod wookie || rc2=$? ;;
+		netdev) bounded $((60 * SLOW)) ip link del vethA || rc2=$? ;;
+		esac
+	fi
+	wait_pid $((60 * SLOW)) $pid1 || rc1=$?
+	echo -n " $(((${EPOCHREALTIME/./} - t1) / 1000))"
+	kill -9 $lpid 2>/dev/null
+	wait $lpid 2>/dev/null
+	[ $rc1 -ne 124 ] && [ $rc2 -ne 124 ] || { echo "hangs"; return 1; }
+	[ $rc2 -eq 0 ] || { echo "the second teardown exited $rc2"; return 1; }
+	poll $((30 * SLOW)) rdma_dev_gone za || { echo "za still there"; return 1; }
+	if [ "$second" = rmmod ]; then
+		[ ! -d /sys/module/wookie ] || { echo "module still loaded"; return 1; }
+		insmod "$MODULE" >>"$STEP" 2>&1 || { echo "insmod again"; return 1; }
+	else
+		poll $((30 * SLOW)) rdma_dev_gone zb || { echo "zb still there"; return 1; }
+	fi
+}
+races_ok=0
+races_failed=
+races_ms=
+for second in rmmod netdev; do
+	for delay in 0 sysfs sysfs sysfs; do
+		if why=$(race_round $second $delay); then
+			races_ok=$((races_ok + 1))
+			races_ms+=$why
+		else
+			races_failed+=" $second@$delay: $why;"
+		fi
+	done
+done
+if [ -z "$races_failed" ]; then
+	echo "ok   link-delete raced by rmmod and by netdev deletion: $races_ok rounds (both done in ms:$races_ms)"
+else
+	echo "FAIL link-delete raced by rmmod and by netdev deletion:$races_failed"
+	vm_failures=$((vm_failures + 1))
+fi
 
 # After all that, the module still carries traffic: a pingpong between
 # the two devices, the data checked.
