@@ -135,15 +135,15 @@ check-kernels: setup
 
 # The kernel consumers between two guests (NVMe-oF, iSER, NFS over RDMA,
 # SRP), each beside rdma_rxe in the same boot, and perftest between wookie
-# and rxe on two guests; make check runs them too.
+# and rxe on two guests; make check runs them too, without rxe's runs.
 ULP_TESTS := nvmeof iser nfsrdma srp pair-perftest
 
 check-ulp: all vm-progs rdma-core
-	scripts/vm-test $(ULP_TESTS)
+	WOOKIE_TEST_ULP_RXE=1 scripts/vm-test $(ULP_TESTS)
 
 check-ulp-debug: setup rdma-core
 	$(MAKE) --no-print-directory KDIR="$$(scripts/build-debug-kernel | tail -1)" all vm-progs
-	scripts/vm-test --debug-kernel $(ULP_TESTS)
+	WOOKIE_TEST_ULP_RXE=1 scripts/vm-test --debug-kernel $(ULP_TESTS)
 
 # The long runs of issue 11's lanes, which make check runs briefly: the
 # soak (tests/vm/soak.sh) for SOAK_MINUTES, the verbs and ring fuzzer

@@ -32,6 +32,11 @@ ulp_wookie_up() {
 		0000:0000:0000:0000:0000:ffff:0a01:000"$WOOKIE_VM_HOST"
 }
 
+# rdma_rxe's figures in the same boot, for comparison: make check-ulp asks
+# for them (WOOKIE_TEST_ULP_RXE=1); make check does not, as they check
+# nothing of wookie's and cost a fio run each.
+ULP_RXE_RUNS=${WOOKIE_TEST_ULP_RXE:-0}
+
 # ulp_rxe_up: rdma_rxe's rxe0 on wan0 with its IPv4 GID, for rxe's
 # figures in the same boot (after wk0 went: one UDP 4791 per namespace).
 ulp_rxe_up() {
