@@ -717,7 +717,7 @@ enum {
 #define WOOKIE_RUNNER_QPS 16
 #define WOOKIE_RUNNER_PASSES 64
 #define WOOKIE_RUNNER_RX_PASSES 8
-/* ... and for about this long (a jiffy more at most). */
+/* ... and for about this long (up to two jiffies more). */
 #define WOOKIE_RUNNER_MS 4
 /* WOOKIE_WORK_BUDGET in that softirq. */
 #define WOOKIE_RX_BUDGET 8

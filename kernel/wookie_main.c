@@ -176,12 +176,19 @@ static int wookie_newlink(const char *ibdev_name, struct net_device *ndev)
 	wookie_device_list_add(wdev);
 	mutex_unlock(&wookie_devices_lock);
 
+	/*
+	 * Once registered, `rdma link delete` may unregister the device
+	 * and the reaper drop the list's reference before we look at it
+	 * again below: hold the memory until then.
+	 */
+	get_device(&wdev->ibdev.dev);
 	err = wookie_device_register(wdev, ibdev_name);
 	if (err) {
 		pr_warn_ratelimited("%s: registering %s on %s failed: %d\n",
 				    WOOKIE_DRV_NAME, ibdev_name, ndev->name, err);
 		/* Unlists it through dealloc_driver. */
 		ib_dealloc_device(&wdev->ibdev);
+		put_device(&wdev->ibdev.dev);
 		return err;
 	}
 
@@ -189,15 +196,19 @@ static int wookie_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * The netdev may have started unregistering while we registered;
 	 * its NETDEV_UNREGISTER event skipped us then.  Both that event and
 	 * this check run under rtnl, so exactly one of them sees the other.
+	 * A device unregistered meanwhile (dealloced) is left as it is.
 	 */
 	rtnl_lock();
 	mutex_lock(&wookie_devices_lock);
-	wdev->registered = true;
-	wdev->port_state = wookie_current_port_state(wdev);
-	if (ndev->reg_state != NETREG_REGISTERED)
-		wookie_queue_unregister(wdev);
+	if (!wdev->dealloced) {
+		wdev->registered = true;
+		wdev->port_state = wookie_current_port_state(wdev);
+		if (ndev->reg_state != NETREG_REGISTERED)
+			wookie_queue_unregister(wdev);
+	}
 	mutex_unlock(&wookie_devices_lock);
 	rtnl_unlock();
+	put_device(&wdev->ibdev.dev);
 	return 0;
 }
 
