@@ -8,8 +8,9 @@
 #   1. verbs: fail_function makes wookie's allocation points fail 30% of
 #      the time (wookie_ring_alloc, wookie_kvzalloc_uobj, wookie_mmap_resp;
 #      not the context's doorbell page: a failed alloc_ucontext leaks the
-#      task in ib_core, see wookie_alloc_ucontext()) under the pingpongs and perftest: each run works
-#      or ends with an error; none may hang, and nothing is left after it.
+#      task in ib_core, see wookie_alloc_ucontext()) under the pingpongs
+#      and perftest: each run works or ends with an error; none may hang,
+#      and nothing is left after it.
 #   2. traffic: fail_function makes wookie_pkt_new() (a packet to send,
 #      local or wire) and wookie_pkt_wrap() (a packet received) fail 3% of
 #      the time for everyone; RC traffic recovers and its data verifies.
@@ -46,6 +47,15 @@ fn_fail() {
 	echo 0 >$FF/verbose
 	echo N >$FF/task-filter
 }
+
+# The probe must be ftrace's (scripts/kconfig/debug.config): an int3
+# trap runs it as an NMI, where should_fail() takes a lock lockdep then
+# reports (and lockdep is off for the rest of the boot).
+fn_fail wookie_ring_alloc -12 0
+ok "fail_function's probe goes through ftrace" sh -c \
+	"grep wookie_ring_alloc $DBG/kprobes/list | grep -q FTRACE"
+sed 's/^/     | /' $DBG/kprobes/list
+echo >$FF/inject
 
 # fault_hits: how many failures fn_fail injected since it was set.
 fault_hits() {
