@@ -4,11 +4,32 @@
  * through ib_core.  Every attribute from user space is checked here before
  * anything is allocated.
  */
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "wookie.h"
 
-int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+/*
+ * When alloc_ucontext fails, ib_core's ioctl GET_CONTEXT (6.1 and 6.12)
+ * frees the context without dropping the task reference its resource
+ * tracking took, leaking the task; the write path drops it through the
+ * entry's kref.  Dropping it here and clearing the pointer is right for
+ * both (and for an ib_core that drops it itself): restrack's release puts
+ * only a task still there.  The entry was never added, so nothing else
+ * looks at it.
+ */
+static void wookie_ucontext_drop_task(struct ib_ucontext *ibuc)
+{
+	struct task_struct *task = ibuc->res.task;
+
+	if (task && !ibuc->res.valid) {
+		ibuc->res.task = NULL;
+		put_task_struct(task);
+	}
+}
+
+static int wookie_init_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibuc->device);
 	struct wookie_ucontext *uc = to_wookie_uc(ibuc);
@@ -40,14 +61,8 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		goto err_count;
 	}
 
-	/*
-	 * Not charged, nor refused near a memory cgroup's limit: when
-	 * alloc_ucontext fails, ib_core's ioctl path (6.1 to 6.12) frees the
-	 * context without dropping the task reference its resource tracking
-	 * took, leaking the task.  One page a context, 512 contexts at most.
-	 */
-	uc->db_page = wookie_mmap_alloc(ibuc, PAGE_SIZE, false, GFP_KERNEL,
-					&uc->db_entry);
+	uc->db_page = wookie_mmap_alloc(ibuc, PAGE_SIZE, false,
+					WOOKIE_GFP_UOBJ, &uc->db_entry);
 	if (!uc->db_page) {
 		err = -ENOMEM;
 		goto err_count;
@@ -64,6 +79,15 @@ err_entry:
 	rdma_user_mmap_entry_remove(uc->db_entry);
 err_count:
 	atomic_dec(&wdev->num_ucontext);
+	return err;
+}
+
+int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	int err = wookie_init_ucontext(ibuc, udata);
+
+	if (err)
+		wookie_ucontext_drop_task(ibuc);
 	return err;
 }
 
