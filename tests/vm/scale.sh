@@ -121,7 +121,9 @@ for step in $steps; do
 			vm_failures=$((vm_failures + 1))
 			continue
 		fi
-		scale_run memcg 900 "$prog" memcg zz0 $cg
+		# Each kind's creation loop gets RDMA_SLOW times as long.
+		scale_run memcg 900 "$prog" memcg zz0 $cg \
+			--seconds $((60 * RDMA_SLOW))
 		# Where an OOM kill came from: the allocation that woke it.
 		dmesg | oom_traces
 		nothing_left "the memcg step"

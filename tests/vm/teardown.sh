@@ -189,11 +189,14 @@ no_session_procs() {
 
 # The stacks of the processes session_procs listed (in $1).
 show_stacks() {
-	local pid rest
+	local pid rest stat
 
 	while read -r pid rest; do
 		[ -n "$pid" ] || continue
-		echo "     process $pid $rest:"
+		# A running task has no stack here: sysrq-l shows it.
+		stat=$(cat "/proc/$pid/stat" 2>/dev/null) || stat=
+		stat=${stat##*) }
+		echo "     process $pid $rest: state ${stat%% *}, wchan $(cat "/proc/$pid/wchan" 2>/dev/null)"
 		sed 's/^/     | /' "/proc/$pid/stack" 2>/dev/null | head -n 25 || true
 	done <<<"$1"
 }
@@ -426,7 +429,9 @@ hang() {
 	echo "FAIL iteration $i seed $SEED: ${ACTIONS[action]}${target:+ $target}: $1"
 	[ -z "${2:-}" ] || sed 's/^/     /' <<<"$2"
 	[ -z "${3:-}" ] || show_stacks "$3"
+	# Blocked tasks, and what every CPU runs, to the kernel log.
 	echo w >/proc/sysrq-trigger 2>/dev/null || true
+	echo l >/proc/sysrq-trigger 2>/dev/null || true
 	tail -n 15 "$STEP" | sed 's/^/     step| /'
 	vm_failures=$((vm_failures + 1))
 	fail_iters=$((fail_iters + 1))
