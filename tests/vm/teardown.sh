@@ -126,11 +126,12 @@ fmt_s() {
 }
 
 # wait_pid SECS PID: wait for child PID at most SECS seconds: its status,
-# or 124 with it left running (BOUNDED_PID).
+# or 124 with it left running (BOUNDED_PID).  A zombie has finished: the
+# wait below reaps it (kill -0 would call it alive until bash does).
 wait_pid() {
 	local deadline=$((SECONDS + $1)) rc=0
 
-	while kill -0 "$2" 2>/dev/null; do
+	while alive "$2"; do
 		if [ $SECONDS -ge $deadline ]; then
 			BOUNDED_PID=$2
 			return 124
@@ -426,9 +427,16 @@ summary() {
 
 # A hang: what is stuck, the blocked tasks into the kernel log, and stop.
 hang() {
+	local procs=${3:-}
+
 	echo "FAIL iteration $i seed $SEED: ${ACTIONS[action]}${target:+ $target}: $1"
 	[ -z "${2:-}" ] || sed 's/^/     /' <<<"$2"
-	[ -z "${3:-}" ] || show_stacks "$3"
+	# A bounded command's process and its children, if not given.
+	if [ -z "$procs" ] && [ -n "${BOUNDED_PID:-}" ]; then
+		procs=$(printf '%s\n' "$BOUNDED_PID" \
+			$(pgrep -P "$BOUNDED_PID" 2>/dev/null))
+	fi
+	[ -z "$procs" ] || show_stacks "$procs"
 	# Blocked tasks, and what every CPU runs, to the kernel log.
 	echo w >/proc/sysrq-trigger 2>/dev/null || true
 	echo l >/proc/sysrq-trigger 2>/dev/null || true
