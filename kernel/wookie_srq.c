@@ -241,37 +241,134 @@ err_count:
 }
 
 /*
- * Resizing (IB_SRQ_MAX_WR) is not supported: it would have to swap a ring
- * that user space produces into while responders consume from it.
+ * IB_SRQ_MAX_WR: a new ring replaces the old one, the WQEs not taken yet
+ * copied over at the same free-running indices.  Responders take WQEs under
+ * srq->lock, so they see either ring whole.  A user SRQ learns its new ring
+ * through @resp_addr before the swap (the write command has no response);
+ * its provider holds its posters off until it has remapped.  @limit, if
+ * not NULL, is armed with the swap.
  */
+static int wookie_srq_resize(struct wookie_srq *srq, u32 max_wr,
+			     const u32 *limit, struct ib_udata *udata,
+			     u64 resp_addr)
+{
+	struct wookie_modify_srq_resp resp = {};
+	struct wookie_ring ring, old;
+	unsigned long flags;
+	u32 producer, count, i;
+	int err;
+
+	err = wookie_ring_alloc(&ring, udata, wookie_ring_entries(max_wr),
+				srq->ring.stride);
+	if (err)
+		return err;
+	if (udata) {
+		wookie_ring_info(&ring, &resp.srq);
+		if (copy_to_user(u64_to_user_ptr(resp_addr), &resp,
+				 sizeof(resp))) {
+			err = -EFAULT;
+			goto err_free;
+		}
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	/* User space's index: it must make sense and the WQEs must fit. */
+	producer = READ_ONCE(srq->ring.hdr->producer);
+	count = producer - srq->consumer;
+	if (!wookie_ring_sane(producer, srq->consumer,
+			      srq->ring.num_entries) ||
+	    count > ring.num_entries ||
+	    (limit ? *limit : srq->limit) > ring.num_entries) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		err = -EINVAL;
+		goto err_free;
+	}
+	for (i = 0; i < count; i++)
+		memcpy(wookie_ring_slot(&ring, srq->consumer + i),
+		       wookie_ring_slot(&srq->ring, srq->consumer + i),
+		       ring.stride);
+	ring.hdr->consumer = srq->consumer;
+	ring.hdr->flags = READ_ONCE(srq->ring.hdr->flags);
+	/* Release: the copied WQEs are visible before the index. */
+	smp_store_release(&ring.hdr->producer, producer);
+	old = srq->ring;
+	srq->ring = ring;
+	if (limit)
+		srq->limit = *limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	wookie_ring_free(&old);
+	return 0;
+
+err_free:
+	wookie_ring_free(&ring);
+	return err;
+}
+
 int wookie_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		      enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
+	struct wookie_modify_srq_req req = {};
 	unsigned long flags;
+	u32 num_entries;
+	int err = 0;
 
-	if (udata && !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
+	if (udata && udata->inlen) {
+		/* Anything past the request we know must be zero. */
+		if (udata->inlen > sizeof(req) &&
+		    !ib_is_udata_cleared(udata, sizeof(req),
+					 udata->inlen - sizeof(req)))
+			return -EOPNOTSUPP;
+		err = ib_copy_from_udata(&req, udata,
+					 min(udata->inlen, sizeof(req)));
+		if (err)
+			return err;
+	}
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
-	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > srq->ring.num_entries)
+
+	num_entries = READ_ONCE(srq->ring.num_entries);
+	if (mask & IB_SRQ_MAX_WR) {
+		if (attr->max_wr < 1 || attr->max_wr > WOOKIE_MAX_SRQ_WR)
 			return -EINVAL;
+		/* A user SRQ must be told where its new ring is. */
+		if (udata && !req.resp_addr)
+			return -EINVAL;
+		num_entries = wookie_ring_entries(attr->max_wr);
+		if (!num_entries)
+			return -EINVAL;
+	} else if (req.resp_addr) {
+		return -EINVAL;
+	}
+	if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > num_entries)
+		return -EINVAL;
+
+	if (mask & IB_SRQ_MAX_WR) {
+		err = wookie_srq_resize(srq, attr->max_wr,
+					mask & IB_SRQ_LIMIT ?
+					&attr->srq_limit : NULL,
+					udata, req.resp_addr);
+		if (!err)
+			attr->max_wr = num_entries;
+	} else if (mask & IB_SRQ_LIMIT) {
 		/* Armed now, fires on the next WQE taken below the limit. */
 		spin_lock_irqsave(&srq->lock, flags);
-		srq->limit = attr->srq_limit;
+		/* A resize meanwhile may have made the SRQ smaller again. */
+		if (attr->srq_limit > srq->ring.num_entries)
+			err = -EINVAL;
+		else
+			srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);
 	}
-	return 0;
+	return err;
 }
 
 int wookie_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
 
-	attr->max_wr = srq->ring.num_entries;
+	attr->max_wr = READ_ONCE(srq->ring.num_entries);
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = READ_ONCE(srq->limit);
 	return 0;

@@ -352,6 +352,13 @@ static int wookie_post_rq(struct wookie_queue *q, uint32_t max_sge,
 	int ret = 0;
 
 	pthread_spin_lock(&q->lock);
+	if (unlikely(!q->hdr)) {
+		/* An SRQ resize lost its new ring. */
+		pthread_spin_unlock(&q->lock);
+		*flush = false;
+		*bad_wr = wr;
+		return EIO;
+	}
 	index = q->index;
 	consumer = wookie_load_acquire(&q->hdr->consumer);
 	for (; wr; wr = wr->next) {
@@ -375,18 +382,18 @@ static int wookie_post_rq(struct wookie_queue *q, uint32_t max_sge,
 		posted = true;
 	}
 	q->index = index;
-	pthread_spin_unlock(&q->lock);
 
 	/*
 	 * The kernel sets FLUSH and then flushes up to the producer it
 	 * reads: the fence makes sure that either it saw our producer or we
-	 * see its flag.
+	 * see its flag.  Under the lock: an SRQ resize unmaps the old ring.
 	 */
 	*flush = false;
 	if (posted) {
 		atomic_thread_fence(memory_order_seq_cst);
 		*flush = wookie_load_relaxed(&q->hdr->flags) & WOOKIE_RING_FLUSH;
 	}
+	pthread_spin_unlock(&q->lock);
 	*bad_wr = ret ? wr : NULL;
 	return ret;
 }

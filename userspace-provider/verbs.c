@@ -362,12 +362,48 @@ err_free:
 	return NULL;
 }
 
+/*
+ * IBV_SRQ_MAX_WR: the kernel copies the WQEs not taken yet into a new ring
+ * at the same indices and tells us where it is through resp (the write
+ * command has no response).  Posters are held off by the SRQ lock until
+ * the new ring is mapped, so our producer index stays right.
+ */
 int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		      int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct wookie_srq *srq = to_wsrq(ibsrq);
+	struct wookie_modify_srq_resp resp = {};
+	struct wookie_modify_srq_cmd cmd = {};
+	struct wookie_queue old;
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+
+	cmd.drv_payload.resp_addr = (uintptr_t)&resp;
+	pthread_spin_lock(&srq->q.lock);
+	if (!srq->q.hdr) {
+		ret = EIO;
+		goto out;
+	}
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+
+	old = srq->q;
+	srq->q.hdr = NULL;
+	srq->q.slots = NULL;
+	/* On failure the SRQ stays unmapped: posts report an error. */
+	ret = wookie_queue_map(ibsrq->context, &srq->q, &resp.srq,
+			       WOOKIE_RQE_SIZE(srq->max_sge));
+	if (!ret)
+		srq->q.index = old.index;
+	wookie_queue_unmap(&old);
+out:
+	pthread_spin_unlock(&srq->q.lock);
+	return ret;
 }
 
 int wookie_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

@@ -21,8 +21,9 @@
  * Command wrappers: the core uverbs structure followed directly by ours, the
  * layout ibv_cmd_*() expects (as DECLARE_DRV_CMD would build it; we have no
  * generated kernel-abi/ header, so they are spelled out here).  The driver
- * part of each becomes the kernel's udata.  Only alloc_ucontext has a
- * driver request; every other command has a driver response only.
+ * part of each becomes the kernel's udata.  Only alloc_ucontext and
+ * modify_srq have a driver request; the other commands have a driver
+ * response only.
  */
 #define WOOKIE_DRV_CMD(name, core, drv)                                        \
 	struct name {                                                          \
@@ -62,6 +63,8 @@ WOOKIE_DRV_RESP(wookie_create_qp_ex_resp_cmd,
 		struct wookie_create_qp_resp);
 WOOKIE_DRV_RESP(wookie_create_srq_resp_cmd, struct ib_uverbs_create_srq_resp,
 		struct wookie_create_srq_resp);
+WOOKIE_DRV_CMD(wookie_modify_srq_cmd, struct ibv_modify_srq,
+	       struct wookie_modify_srq_req);
 WOOKIE_DRV_RESP(wookie_create_ah_resp_cmd, struct ib_uverbs_create_ah_resp,
 		struct wookie_create_ah_resp);
 

@@ -516,6 +516,59 @@ static void test_ex(void)
 	CHECK(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy cq_ex");
 }
 
+/*
+ * Receives posted before a resize are taken after it, in order, and the
+ * new room is usable: the provider kept its index and remapped.
+ */
+static void test_srq_resize(struct ibv_srq *srq, struct ibv_qp *qa,
+			    struct ibv_qp *qs, struct ibv_cq *cq)
+{
+	struct ibv_srq_attr attr = { .max_wr = 32 };
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_sge sge;
+	struct ibv_wc wc[2];
+	int i, n = 0;
+
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 6; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)buf_b + 100 + 8 * i, 8,
+					mr_b->lkey };
+		rwr.wr_id = 0x100 + i;
+		CHECK(!ibv_post_srq_recv(srq, &rwr, &rbad), "post_srq_recv %d",
+		      i);
+	}
+	attr.max_wr = 4;
+	CHECK(ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR) == EINVAL,
+	      "resize below what is posted");
+	attr.max_wr = 32;
+	CHECK(!ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR), "resize SRQ");
+	for (; i < 20; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)buf_b + 100 + 8 * i, 8,
+					mr_b->lkey };
+		rwr.wr_id = 0x100 + i;
+		CHECK(!ibv_post_srq_recv(srq, &rwr, &rbad),
+		      "post_srq_recv %d after resize", i);
+	}
+	sge = (struct ibv_sge){ (uintptr_t)buf_a, 8, mr_a->lkey };
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	for (i = 0; i < 20; i++) {
+		snprintf((char *)buf_a, 8, "r%d", i);
+		wr.wr_id = 0x200 + i;
+		CHECK(!ibv_post_send(qa, &wr, &bad), "send %d", i);
+		n = poll(cq, wc, 2);
+		CHECK(n == 1 && wc[0].wr_id == 0x100 + (uint64_t)i &&
+			      wc[0].qp_num == qs->qp_num &&
+			      !strcmp((char *)buf_b + 100 + 8 * i,
+				      (char *)buf_a),
+		      "receive %d after resize: %d completions, wr_id %#llx",
+		      i, n, n ? (unsigned long long)wc[0].wr_id : 0ULL);
+	}
+}
+
 static void test_srq_ud(void)
 {
 	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 8,
@@ -559,6 +612,7 @@ static void test_srq_ud(void)
 		      wc[0].qp_num == qs->qp_num,
 	      "SRQ completion");
 	CHECK(!memcmp(buf_b + 10, "srq", 3), "SRQ data");
+	test_srq_resize(srq, qa, qs, cq);
 
 	ua = make_qp(IBV_QPT_UD, cq, cq, NULL, 4);
 	ub = make_qp(IBV_QPT_UD, cq, cq, NULL, 4);

@@ -542,6 +542,7 @@ struct cmd {
 	uint32_t op;
 	bool ex;
 	const void *req;
+	size_t in_len;
 	void *resp;
 	size_t out_len;
 };
@@ -775,8 +776,36 @@ static int handle(struct cmd *c)
 			srqs[h].r.n);
 		return 0;
 	}
-	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+	case IB_USER_VERBS_CMD_MODIFY_SRQ: {
+		const struct ib_uverbs_modify_srq *q = c->req;
+		const struct wookie_modify_srq_req *d = (const void *)(q + 1);
+		struct fsrq *srq = &srqs[q->srq_handle];
+		struct wookie_modify_srq_resp *r;
+		struct ring old = srq->r;
+		uint32_t i, prod;
+
+		if (!(q->attr_mask & IBV_SRQ_MAX_WR))
+			return 0;
+		if (c->in_len < sizeof(*q) + sizeof(*d) || !d->resp_addr)
+			return EINVAL;
+		prod = load_acq(&old.hdr->producer);
+		if (!q->max_wr || prod - old.index > pow2(q->max_wr))
+			return EINVAL;
+		/* Posted WQEs keep their indices in the new ring. */
+		ring_init(&srq->r, q->max_wr, old.stride);
+		srq->r.index = old.index;
+		srq->r.hdr->consumer = old.index;
+		for (i = old.index; i != prod; i++)
+			memcpy(ring_slot(&srq->r, i), ring_slot(&old, i),
+			       old.stride);
+		srq->r.hdr->producer = prod;
+		shm_free(old.shm);
+		r = (void *)(uintptr_t)d->resp_addr;
+		ring_info(&srq->r, &r->srq);
+		fprintf(stderr, "fake: resize_srq %u -> %u entries, %u moved\n",
+			q->srq_handle, srq->r.n, prod - old.index);
 		return 0;
+	}
 	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
 		const struct ib_uverbs_destroy_srq *q = c->req;
 
@@ -883,10 +912,12 @@ ssize_t write(int fd, const void *buf, size_t len)
 		const struct ib_uverbs_ex_cmd_hdr *ex = (const void *)(hdr + 1);
 
 		c.req = ex + 1;
+		c.in_len = (hdr->in_words + ex->provider_in_words) * 8;
 		c.resp = (void *)(uintptr_t)ex->response;
 		c.out_len = (hdr->out_words + ex->provider_out_words) * 8;
 	} else {
 		c.req = core;
+		c.in_len = hdr->in_words * 4 - sizeof(*hdr);
 		c.resp = (void *)(uintptr_t)core[0];
 		c.out_len = hdr->out_words * 4;
 	}

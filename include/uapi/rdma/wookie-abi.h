@@ -293,6 +293,23 @@ struct wookie_create_srq_resp {
 	struct wookie_ring_info srq;
 };
 
+/*
+ * ibv_modify_srq() with IBV_SRQ_MAX_WR.  The write command has no response,
+ * so the kernel writes a struct wookie_modify_srq_resp to resp_addr (the
+ * caller's memory) before the new ring replaces the old one.  The WQEs not
+ * taken yet are copied over at the same free-running indices: the provider
+ * keeps its producer index, maps the new ring and unmaps the old one, with
+ * its posters held off meanwhile.  Without IBV_SRQ_MAX_WR the request is
+ * empty or zero.
+ */
+struct wookie_modify_srq_req {
+	__aligned_u64 resp_addr;
+};
+
+struct wookie_modify_srq_resp {
+	struct wookie_ring_info srq;
+};
+
 /* ibv_create_ah(): the number a UD WQE names the AH with. */
 struct wookie_create_ah_resp {
 	__u32 ah_num;

@@ -911,6 +911,21 @@ struct Worker {
 		for (auto &r : rings)
 			known.erase(r);
 	}
+	// After a resize: the old mapping may be gone, a new one there.
+	void moved(std::vector<Ring> &rings)
+	{
+		std::set<Ring> cur = ring_maps();
+		std::vector<Ring> out;
+
+		for (auto &r : rings)
+			if (cur.count(r))
+				out.push_back(r);
+		for (auto &r : cur)
+			if (!known.count(r))
+				out.push_back(r);
+		rings = out;
+		known = cur;
+	}
 
 	// --- dependencies ------------------------------------------------------
 
@@ -1277,17 +1292,7 @@ struct Worker {
 		if (!rc && cqe > (uint32_t)dattr.max_cqe)
 			fail("ibv_resize_cq to %u CQEs succeeded, max_cqe %d", cqe,
 			     dattr.max_cqe);
-		// The ring may have moved: old mapping gone, new one there.
-		std::set<Ring> cur = ring_maps();
-		std::vector<Ring> rings;
-		for (auto &r : cq->rings)
-			if (cur.count(r))
-				rings.push_back(r);
-		for (auto &r : cur)
-			if (!known.count(r))
-				rings.push_back(r);
-		cq->rings = rings;
-		known = cur;
+		moved(cq->rings);
 	}
 
 	void destroy_cq(Cq *cq)
@@ -1482,10 +1487,20 @@ struct Worker {
 
 		if (rng.pct(5))
 			mask |= 1 << rng.below(31);
-		a.max_wr = count(dattr.max_srq_wr);
+		a.max_wr = tame(count(dattr.max_srq_wr),
+				(uint32_t)dattr.max_srq_wr);
 		a.srq_limit = rng.pct(70) ? (uint32_t)rng.below(64) : rng.u32();
 		at(V_MODIFY_SRQ);
-		note(V_MODIFY_SRQ, ibv_modify_srq(s->srq, &a, mask));
+		int rc = ibv_modify_srq(s->srq, &a, mask);
+		note(V_MODIFY_SRQ, rc);
+		if (!rc && (mask & IBV_SRQ_MAX_WR) &&
+		    a.max_wr > (uint32_t)dattr.max_srq_wr)
+			fail("ibv_modify_srq to %u WRs succeeded, max_srq_wr %d",
+			     a.max_wr, dattr.max_srq_wr);
+		if (mask & IBV_SRQ_MAX_WR)
+			moved(s->rings);
+		if (!rc && (mask & IBV_SRQ_MAX_WR))
+			s->big = a.max_wr > 1024;
 	}
 
 	void query_srq(Srq *s)

@@ -52,9 +52,12 @@ class SRQTest(VerbsTest):
                          SrqAttr(srq_limit=attr.max_wr + 1), e.IBV_SRQ_LIMIT)
         self.assertEqual(srq.query().srq_limit, 10)
 
-    def test_resize(self):
+    def require_resize(self):
         self.require(self.attr.device_cap_flags & e.IBV_DEVICE_SRQ_RESIZE,
                      'the device does not report SRQ resize')
+
+    def test_resize(self):
+        self.require_resize()
         srq = self.srq(32)
         mr = MR(self.pd, 256 * 64, e.IBV_ACCESS_LOCAL_WRITE)
         self.post(srq, mr, 16)
@@ -62,6 +65,80 @@ class SRQTest(VerbsTest):
         self.assertGreaterEqual(srq.query().max_wr, 64)
         # Posted receives survive; the new room is usable.
         self.post(srq, mr, 40, first=16)
+
+    def srq_pair(self, srq):
+        rx = End(self, pd=self.pd, srq=srq,
+                 cap=QPCap(max_send_wr=4, max_recv_wr=0))
+        tx = End(self)
+        bring_up(self, rx, tx.qpn)
+        bring_up(self, tx, rx.qpn)
+        return rx, tx
+
+    def send_and_check(self, rx, tx, mr, wr_ids, seed):
+        src = tx.mr(256)
+        got = {}
+        for n, _ in enumerate(wr_ids):
+            src.write(pattern(200, seed + n), 200)
+            self.send(tx.qp, src, 200)
+            self.poll_ok(tx.cq)
+            wc = self.poll_ok(rx.cq, opcode=e.IBV_WC_RECV)[0]
+            got[wc.wr_id] = mr.read(200, wc.wr_id * 256)
+        # In posting order, each into the buffer its WQE named.
+        self.assertEqual(list(got), list(wr_ids))
+        self.assertEqual(list(got.values()),
+                         [pattern(200, seed + n) for n in range(len(wr_ids))])
+
+    def test_resize_under_traffic(self):
+        self.require_resize()
+        srq = self.srq(16)
+        rx, tx = self.srq_pair(srq)
+        mr = MR(self.pd, 256 * 256, e.IBV_ACCESS_LOCAL_WRITE)
+        depth = srq.query().max_wr
+        # Fill it, take a few, grow it: the rest move to the new ring at
+        # the indices they had, and the indices go on past the old size.
+        self.post(srq, mr, depth)
+        self.send_and_check(rx, tx, mr, range(5), 0)
+        srq.modify(SrqAttr(max_wr=4 * depth), e.IBV_SRQ_MAX_WR)
+        grown = srq.query().max_wr
+        self.assertGreaterEqual(grown, 4 * depth)
+        self.post(srq, mr, grown - (depth - 5), first=depth)
+        self.assertErrno(errno.ENOMEM, self.post, srq, mr, 1, first=255)
+        self.send_and_check(rx, tx, mr, range(5, 3 * depth), 100)
+        # Shrink below the size, above what is posted.
+        left = grown - (3 * depth - 5)
+        srq.modify(SrqAttr(max_wr=left), e.IBV_SRQ_MAX_WR)
+        self.assertLess(srq.query().max_wr, grown)
+        self.send_and_check(rx, tx, mr, range(3 * depth, 3 * depth + 4), 200)
+
+    def test_resize_errors(self):
+        self.require_resize()
+        srq = self.srq(64)
+        mr = MR(self.pd, 256 * 64, e.IBV_ACCESS_LOCAL_WRITE)
+        self.post(srq, mr, 20)
+        depth = srq.query().max_wr
+        # Fewer WRs than are posted, zero, more than the device has.
+        for wr in (16, 0, self.attr.max_srq_wr + 1):
+            self.assertErrno(errno.EINVAL, srq.modify, SrqAttr(max_wr=wr),
+                             e.IBV_SRQ_MAX_WR)
+        # A limit past the new size, with it or armed before it.
+        self.assertErrno(errno.EINVAL, srq.modify,
+                         SrqAttr(max_wr=128, srq_limit=1000),
+                         e.IBV_SRQ_MAX_WR | e.IBV_SRQ_LIMIT)
+        srq.modify(SrqAttr(srq_limit=60), e.IBV_SRQ_LIMIT)
+        self.assertErrno(errno.EINVAL, srq.modify, SrqAttr(max_wr=30),
+                         e.IBV_SRQ_MAX_WR)
+        # Nothing changed by the failures.
+        attr = srq.query()
+        self.assertEqual((attr.max_wr, attr.srq_limit), (depth, 60))
+        # Both at once: the limit is checked against the new size.
+        srq.modify(SrqAttr(max_wr=24, srq_limit=8),
+                   e.IBV_SRQ_MAX_WR | e.IBV_SRQ_LIMIT)
+        attr = srq.query()
+        self.assertGreaterEqual(attr.max_wr, 24)
+        self.assertLess(attr.max_wr, depth)
+        self.assertEqual(attr.srq_limit, 8)
+        self.post(srq, mr, attr.max_wr - 20, first=20)
+        self.assertErrno(errno.ENOMEM, self.post, srq, mr, 1)
 
     def test_post_too_many(self):
         srq = self.srq(16)
