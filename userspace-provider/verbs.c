@@ -61,7 +61,7 @@ struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd = {};
-	struct ibv_pd *pd;
+	struct wookie_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
@@ -70,25 +70,115 @@ struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
 		return NULL;
 	}
 
-	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibv_pd;
 }
 
-int wookie_dealloc_pd(struct ibv_pd *pd)
+int wookie_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct wookie_pd *pd = to_wpd(ibpd);
 	int ret;
 
-	ret = ibv_cmd_dealloc_pd(pd);
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->parents, 1);
+		if (pd->td)
+			atomic_fetch_sub(&pd->td->parents, 1);
+		free(pd);
+		return 0;
+	}
+	if (atomic_load(&pd->parents))
+		return EBUSY;
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 
 	free(pd);
+	return 0;
+}
+
+enum {
+	WOOKIE_PARENT_DOMAIN_MASK = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+				    IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+};
+
+struct ibv_pd *wookie_alloc_parent_domain(struct ibv_context *ibctx,
+					  struct ibv_parent_domain_init_attr *attr)
+{
+	struct wookie_pd *protection, *pd;
+
+	if (attr->comp_mask & ~(uint32_t)WOOKIE_PARENT_DOMAIN_MASK) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* A protection domain of this context, and a thread domain too. */
+	if (!attr->pd || attr->pd->context != ibctx ||
+	    to_wpd(attr->pd)->protection ||
+	    (attr->td && attr->td->context != ibctx) ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	protection = to_wpd(attr->pd);
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = ibctx;
+	pd->ibv_pd.handle = protection->ibv_pd.handle;
+	pd->protection = protection;
+	pd->attr = *attr;
+	if (!(attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS)) {
+		pd->attr.alloc = NULL;
+		pd->attr.free = NULL;
+	}
+	if (!(attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))
+		pd->attr.pd_context = NULL;
+	if (attr->td) {
+		pd->td = to_wtd(attr->td);
+		atomic_fetch_add(&pd->td->parents, 1);
+	}
+	atomic_fetch_add(&protection->parents, 1);
+	return &pd->ibv_pd;
+}
+
+/*
+ * Thread domains promise that one thread uses what is created with them;
+ * the rings are locked anyway (an uncontended lock costs little).
+ */
+struct ibv_td *wookie_alloc_td(struct ibv_context *ibctx,
+			       struct ibv_td_init_attr *attr)
+{
+	struct wookie_td *td;
+
+	if (attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = ibctx;
+	return &td->ibv_td;
+}
+
+int wookie_dealloc_td(struct ibv_td *ibtd)
+{
+	struct wookie_td *td = to_wtd(ibtd);
+
+	if (atomic_load(&td->parents))
+		return EBUSY;
+	free(td);
 	return 0;
 }
 
@@ -237,13 +327,21 @@ struct ibv_cq_ex *wookie_create_cq_ex(struct ibv_context *ibctx,
 	struct wookie_cq *cq;
 	int ret;
 
-	/* No parent domains; SINGLE_THREADED needs nothing, we always lock. */
+	/* SINGLE_THREADED needs nothing, we always lock. */
 	if ((attr->wc_flags & ~(uint64_t)WOOKIE_CQ_EX_WC_FLAGS) ||
-	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					   IBV_CQ_INIT_ATTR_MASK_PD)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
 					IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* A CQ names a parent domain (a CQ has no protection domain). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != ibctx ||
+	     !to_wpd(attr->parent_domain)->protection)) {
+		errno = EINVAL;
 		return NULL;
 	}
 

@@ -81,7 +81,9 @@ static void wookie_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops wookie_ctx_ops = {
 	.alloc_mw = wookie_alloc_mw,
+	.alloc_parent_domain = wookie_alloc_parent_domain,
 	.alloc_pd = wookie_alloc_pd,
+	.alloc_td = wookie_alloc_td,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = wookie_bind_mw,
 	.create_ah = wookie_create_ah,
@@ -92,6 +94,7 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.create_srq = wookie_create_srq,
 	.dealloc_mw = wookie_dealloc_mw,
 	.dealloc_pd = wookie_dealloc_pd,
+	.dealloc_td = wookie_dealloc_td,
 	.dereg_mr = wookie_dereg_mr,
 	.destroy_ah = wookie_destroy_ah,
 	.destroy_cq = wookie_destroy_cq,

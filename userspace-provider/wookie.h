@@ -111,6 +111,29 @@ struct wookie_cq {
 	uint64_t wc_flags;
 };
 
+/*
+ * A protection domain, or a parent domain standing for one
+ * (ibv_alloc_parent_domain): a parent domain carries its protection
+ * domain's handle, so a command naming it reaches the kernel's PD, and the
+ * kernel never sees it.  Its allocators are kept but not called: every
+ * queue is kernel memory mapped into the process, not the provider's.
+ */
+struct wookie_pd {
+	struct ibv_pd ibv_pd;
+	/* NULL for a protection domain: the one a parent domain stands for. */
+	struct wookie_pd *protection;
+	/* A protection domain's parent domains: it outlives them. */
+	atomic_int parents;
+	struct wookie_td *td;
+	struct ibv_parent_domain_init_attr attr;
+};
+
+/* A thread domain: it outlives the parent domains naming it. */
+struct wookie_td {
+	struct ibv_td ibv_td;
+	atomic_int parents;
+};
+
 struct wookie_srq {
 	struct ibv_srq ibv_srq;
 	struct wookie_queue q;
@@ -150,6 +173,16 @@ static inline struct wookie_device *to_wdev(struct ibv_device *ibdev)
 static inline struct wookie_context *to_wctx(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct wookie_context, ibv_ctx.context);
+}
+
+static inline struct wookie_pd *to_wpd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct wookie_pd, ibv_pd);
+}
+
+static inline struct wookie_td *to_wtd(struct ibv_td *ibtd)
+{
+	return container_of(ibtd, struct wookie_td, ibv_td);
 }
 
 static inline struct wookie_cq *to_wcq(struct ibv_cq *ibcq)
@@ -216,6 +249,11 @@ int wookie_queue_map(struct ibv_context *ibctx, struct wookie_queue *q,
 void wookie_queue_unmap(struct wookie_queue *q);
 struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx);
 int wookie_dealloc_pd(struct ibv_pd *pd);
+struct ibv_pd *wookie_alloc_parent_domain(struct ibv_context *ibctx,
+					  struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *wookie_alloc_td(struct ibv_context *ibctx,
+			       struct ibv_td_init_attr *attr);
+int wookie_dealloc_td(struct ibv_td *td);
 struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access);
 int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,

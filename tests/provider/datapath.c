@@ -569,6 +569,127 @@ static void test_srq_resize(struct ibv_srq *srq, struct ibv_qp *qa,
 	}
 }
 
+#define UNUSED __attribute__((unused))
+
+static void *pd_alloc(struct ibv_pd *ibpd UNUSED, void *pd_context,
+		      size_t size UNUSED, size_t alignment UNUSED,
+		      uint64_t resource_type UNUSED)
+{
+	(*(int *)pd_context)++;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void pd_free(struct ibv_pd *ibpd UNUSED, void *pd_context,
+		    void *ptr UNUSED, uint64_t resource_type UNUSED)
+{
+	(*(int *)pd_context)++;
+}
+
+/*
+ * A parent domain stands for its protection domain in every command (its
+ * QP, CQ and MR work); the protection domain and the thread domain
+ * outlive it; malformed requests are refused.
+ */
+static void test_parent_domain(void)
+{
+	struct ibv_td_init_attr tattr = {};
+	struct ibv_parent_domain_init_attr pattr = {};
+	struct ibv_cq_init_attr_ex cattr = { .cqe = 16 };
+	struct ibv_qp_init_attr_ex qattr = {};
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_pd *parent, *bad_parent;
+	struct ibv_qp *qa, *qb;
+	struct ibv_cq_ex *cqx;
+	struct ibv_mr *mr;
+	struct ibv_sge sge;
+	struct ibv_wc wc[2];
+	struct ibv_td *td;
+	int calls = 0;
+
+	td = ibv_alloc_td(ctx, &tattr);
+	CHECK(td, "alloc_td: %s", strerror(errno));
+	if (!td)
+		return;
+	pattr.pd = pd;
+	pattr.td = td;
+	pattr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pattr.alloc = pd_alloc;
+	pattr.free = pd_free;
+	pattr.pd_context = &calls;
+	parent = ibv_alloc_parent_domain(ctx, &pattr);
+	CHECK(parent && parent->handle == pd->handle,
+	      "alloc_parent_domain: %s", strerror(errno));
+	if (!parent)
+		return;
+
+	/* Refused: a parent of a parent, no PD, unknown mask bits. */
+	pattr.pd = parent;
+	bad_parent = ibv_alloc_parent_domain(ctx, &pattr);
+	CHECK(!bad_parent && errno == EINVAL, "parent of a parent");
+	pattr.pd = NULL;
+	bad_parent = ibv_alloc_parent_domain(ctx, &pattr);
+	CHECK(!bad_parent && errno == EINVAL, "parent without a PD");
+	pattr.pd = pd;
+	pattr.comp_mask |= 1u << 7;
+	bad_parent = ibv_alloc_parent_domain(ctx, &pattr);
+	CHECK(!bad_parent && errno == EOPNOTSUPP, "unknown mask bit");
+
+	/* A CQ names a parent domain, not a protection domain. */
+	cattr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	cattr.parent_domain = pd;
+	cqx = ibv_create_cq_ex(ctx, &cattr);
+	CHECK(!cqx && errno == EINVAL, "CQ on a protection domain");
+	cattr.parent_domain = parent;
+	cqx = ibv_create_cq_ex(ctx, &cattr);
+	CHECK(cqx, "create_cq_ex on a parent domain: %s", strerror(errno));
+	if (!cqx)
+		return;
+
+	qattr.qp_type = IBV_QPT_RC;
+	qattr.send_cq = ibv_cq_ex_to_cq(cqx);
+	qattr.recv_cq = ibv_cq_ex_to_cq(cqx);
+	qattr.cap.max_send_wr = 4;
+	qattr.cap.max_recv_wr = 4;
+	qattr.cap.max_send_sge = 1;
+	qattr.cap.max_recv_sge = 1;
+	qattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qattr.pd = parent;
+	qa = ibv_create_qp_ex(ctx, &qattr);
+	qb = ibv_create_qp_ex(ctx, &qattr);
+	CHECK(qa && qb, "create_qp_ex on a parent domain: %s", strerror(errno));
+	mr = ibv_reg_mr(parent, buf_a + 6000, 64, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "reg_mr on a parent domain: %s", strerror(errno));
+	if (!qa || !qb || !mr)
+		return;
+	to_rts(qa);
+	to_rts(qb);
+	connect_qp(qa, qb);
+	connect_qp(qb, qa);
+	CHECK(!post_recv(qb, 0xd1, buf_b + 6000, 16), "post_recv");
+	memcpy(buf_a + 6000, "parent", 6);
+	sge = (struct ibv_sge){ (uintptr_t)buf_a + 6000, 6, mr->lkey };
+	wr.wr_id = 0xd0;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	CHECK(!ibv_post_send(qa, &wr, &bad), "send on a parent domain");
+	CHECK(poll(ibv_cq_ex_to_cq(cqx), wc, 2) == 2 &&
+		      !memcmp(buf_b + 6000, "parent", 6),
+	      "traffic on a parent domain");
+	/* Queues are kernel memory: the allocators are never asked. */
+	CHECK(!calls, "allocator called %d times", calls);
+
+	CHECK(ibv_dealloc_pd(pd) == EBUSY, "protection domain of a parent");
+	CHECK(ibv_dealloc_td(td) == EBUSY, "thread domain of a parent");
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr");
+	CHECK(!ibv_destroy_qp(qa) && !ibv_destroy_qp(qb), "destroy_qp");
+	CHECK(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy cq_ex");
+	CHECK(!ibv_dealloc_pd(parent), "dealloc parent domain");
+	CHECK(!ibv_dealloc_td(td), "dealloc_td");
+}
+
 static void test_srq_ud(void)
 {
 	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 8,
@@ -747,6 +868,7 @@ int main(int argc, char **argv)
 		test_ex();
 		test_srq_ud();
 		test_resize_arm();
+		test_parent_domain();
 	}
 
 	CHECK(!ibv_dereg_mr(mr_a), "dereg_mr");
