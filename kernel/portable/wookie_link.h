@@ -22,8 +22,13 @@ enum {
 	WOOKIE_IMMDT_BYTES = 4,
 	WOOKIE_IETH_BYTES = 4,
 	WOOKIE_DETH_BYTES = 8,
+	WOOKIE_XRCETH_BYTES = 4,
 	WOOKIE_ICRC_BYTES = 4,
-	/* The largest set of extended headers one packet carries: AtomicETH. */
+	/*
+	 * The largest set of extended headers one packet carries: AtomicETH.
+	 * An XRC atomic request (XRCETH + AtomicETH) is larger but carries
+	 * no payload; XRC packets with payload carry 24 bytes at most.
+	 */
 	WOOKIE_MAX_EXT_HDR_BYTES = WOOKIE_ATOMIC_ETH_BYTES,
 	/* Everything a packet adds to its payload inside an Ethernet frame. */
 	WOOKIE_MAX_ROCE_OVERHEAD = WOOKIE_IPV6_HDR_BYTES +

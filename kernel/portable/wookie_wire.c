@@ -79,8 +79,13 @@ __u32 wookie_opcode_flags(__u8 opcode)
 		if (op != WOOKIE_OP_SEND_ONLY && op != WOOKIE_OP_SEND_ONLY_IMM)
 			return 0;
 		return wookie_rc_op_flags[op] | WOOKIE_OPF_DETH;
+	case WOOKIE_TRANSPORT_XRC:
+		/* Requests name the SRQ; responses are RC's. */
+		if (wookie_rc_op_flags[op] & WOOKIE_OPF_REQUEST)
+			return wookie_rc_op_flags[op] | WOOKIE_OPF_XRCETH;
+		return wookie_rc_op_flags[op];
 	default:
-		/* RD, CNP, XRC and the reserved transports. */
+		/* RD, CNP and the reserved transports. */
 		return 0;
 	}
 }
@@ -89,6 +94,8 @@ static unsigned int wookie_flags_hdr_len(__u32 flags)
 {
 	unsigned int len = WOOKIE_BTH_BYTES;
 
+	if (flags & WOOKIE_OPF_XRCETH)
+		len += WOOKIE_XRCETH_BYTES;
 	if (flags & WOOKIE_OPF_DETH)
 		len += WOOKIE_DETH_BYTES;
 	if (flags & WOOKIE_OPF_RETH)
@@ -187,6 +194,11 @@ int wookie_hdrs_build(__u8 *buf, size_t cap, const struct wookie_hdrs *h)
 	wookie_put24(buf + 9, h->bth.psn);
 	p = buf + WOOKIE_BTH_BYTES;
 
+	/* XRCETH first: 8 reserved bits, then the SRQ number. */
+	if (flags & WOOKIE_OPF_XRCETH) {
+		wookie_put24(p + 1, h->xrc_srqn);
+		p += WOOKIE_XRCETH_BYTES;
+	}
 	if (flags & WOOKIE_OPF_DETH) {
 		wookie_put32(p, h->deth.qkey);
 		wookie_put24(p + 5, h->deth.src_qp);
@@ -273,6 +285,10 @@ int wookie_hdrs_parse(const __u8 *buf, size_t len, struct wookie_hdrs *h)
 		return -EINVAL;
 
 	p = buf + WOOKIE_BTH_BYTES;
+	if (flags & WOOKIE_OPF_XRCETH) {
+		h->xrc_srqn = wookie_get24(p + 1);
+		p += WOOKIE_XRCETH_BYTES;
+	}
 	if (flags & WOOKIE_OPF_DETH) {
 		h->deth.qkey = wookie_get32(p);
 		h->deth.src_qp = wookie_get24(p + 5);

@@ -15,6 +15,7 @@ enum {
 	WOOKIE_TRANSPORT_RC = 0x00,
 	WOOKIE_TRANSPORT_UC = 0x20,
 	WOOKIE_TRANSPORT_UD = 0x60,
+	WOOKIE_TRANSPORT_XRC = 0xa0,
 	WOOKIE_TRANSPORT_MASK = 0xe0,
 };
 
@@ -75,12 +76,14 @@ enum {
 	WOOKIE_OPF_READ = 1u << 15,
 	WOOKIE_OPF_ATOMIC = 1u << 16,
 	WOOKIE_OPF_ACK = 1u << 17,
+	/* XRC requests: the XRCETH (the target SRQ) follows the BTH. */
+	WOOKIE_OPF_XRCETH = 1u << 18,
 };
 
 /*
  * Flags of a full opcode (transport | operation), 0 for an opcode that is
  * not valid on its transport (e.g. RDMA READ on UC, anything but SEND ONLY
- * on UD, every reserved code).
+ * on UD, every reserved code).  XRC has RC's operations.
  */
 __u32 wookie_opcode_flags(__u8 opcode);
 
@@ -159,6 +162,8 @@ struct wookie_hdrs {
 	__u32 imm_be;
 	/* IETH: the rkey to invalidate. */
 	__u32 ieth_rkey;
+	/* XRCETH: the XRC SRQ the request is for (24 bits). */
+	__u32 xrc_srqn;
 	/* Bytes from the start of the BTH to the payload. */
 	__u32 hdr_len;
 	/* Payload bytes, pad excluded. */

@@ -301,6 +301,7 @@ static void wookie_hdr_sizes_match_kernel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, WOOKIE_IMMDT_BYTES, sizeof_field(union ib_ehdrs, imm_data));
 	KUNIT_EXPECT_EQ(test, WOOKIE_IETH_BYTES, sizeof_field(union ib_ehdrs, ieth));
 	KUNIT_EXPECT_EQ(test, WOOKIE_ICRC_BYTES, IB_ICRC_BYTES);
+	KUNIT_EXPECT_EQ(test, WOOKIE_XRCETH_BYTES, IB_EXT_XRC_BYTES);
 
 	/* iboe_get_mtu()'s overhead is ours plus the XRCETH. */
 	KUNIT_EXPECT_EQ(test, WOOKIE_MAX_ROCE_OVERHEAD + IB_EXT_XRC_BYTES,

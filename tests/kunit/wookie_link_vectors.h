@@ -153,6 +153,7 @@ static const struct wookie_hdr_vector wookie_hdr_vectors[] = {
 	{ "IETH", WOOKIE_IETH_BYTES, 4 },
 	{ "DETH", WOOKIE_DETH_BYTES, 8 },
 	{ "ICRC", WOOKIE_ICRC_BYTES, 4 },
+	{ "XRCETH", WOOKIE_XRCETH_BYTES, 4 },
 	{ "largest extended headers", WOOKIE_MAX_EXT_HDR_BYTES, 28 },
 	{ "RoCEv2 overhead", WOOKIE_MAX_ROCE_OVERHEAD,
 	  WOOKIE_TEST_ROCE_OVERHEAD },
@@ -165,8 +166,10 @@ struct wookie_ext_hdr_set {
 
 /*
  * The extended headers that one packet carries together, for every packet
- * type wookie sends: WOOKIE_MAX_EXT_HDR_BYTES must cover the largest.  XRC
- * (XRCETH + AtomicETH, 32 bytes) is not here: wookie does not do XRC.
+ * type wookie sends with payload, and atomic requests (no payload, but
+ * the largest RC headers): WOOKIE_MAX_EXT_HDR_BYTES must cover them.  An
+ * XRC atomic request (XRCETH + AtomicETH, 32 bytes) carries no payload, so
+ * it is not here: it is smaller than any packet carrying a path MTU.
  */
 static const struct wookie_ext_hdr_set wookie_ext_hdr_sets[] = {
 	{ "SEND", 0 },
@@ -182,6 +185,9 @@ static const struct wookie_ext_hdr_set wookie_ext_hdr_sets[] = {
 	{ "ATOMIC ACK", WOOKIE_AETH_BYTES + WOOKIE_ATOMIC_ACK_ETH_BYTES },
 	{ "UD SEND", WOOKIE_DETH_BYTES },
 	{ "UD SEND with immediate", WOOKIE_DETH_BYTES + WOOKIE_IMMDT_BYTES },
+	{ "XRC SEND with invalidate", WOOKIE_XRCETH_BYTES + WOOKIE_IETH_BYTES },
+	{ "XRC RDMA WRITE only with immediate", WOOKIE_XRCETH_BYTES +
+	  WOOKIE_RETH_BYTES + WOOKIE_IMMDT_BYTES },
 };
 
 #endif /* WOOKIE_LINK_VECTORS_H */

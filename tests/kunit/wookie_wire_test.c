@@ -72,6 +72,7 @@ static void wire_decoded(const struct wookie_wire_pkt_vector *v,
 	h->deth.src_qp = v->src_qp;
 	memcpy(&h->imm_be, v->imm, 4);
 	h->ieth_rkey = v->ieth_rkey;
+	h->xrc_srqn = v->xrc_srqn;
 	h->hdr_len = v->hdr_len;
 	h->payload_len = v->payload_len;
 }
@@ -137,6 +138,8 @@ static void wire_expect_same(struct kunit *test, const struct wookie_hdrs *got,
 			  want->imm_be);
 	wire_expect_field(test, "ieth_rkey", got->ieth_rkey,
 			  want->ieth_rkey);
+	wire_expect_field(test, "xrc_srqn", got->xrc_srqn,
+			  want->xrc_srqn);
 	wire_expect_field(test, "hdr_len", got->hdr_len,
 			  want->hdr_len);
 	wire_expect_field(test, "payload_len", got->payload_len,
@@ -182,6 +185,17 @@ static void wookie_wire_kernel_view(struct kunit *test)
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
 	memcpy(p->bytes, v->bytes, v->len);
+	/*
+	 * The kernel's struct ib_other_headers has no XRCETH: check it here
+	 * and hand the rest to the kernel's view as if it followed the BTH.
+	 */
+	if (o->flags & WOOKIE_OPF_XRCETH) {
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(v->bytes + IB_BTH_BYTES) &
+				IB_QPN_MASK, v->xrc_srqn);
+		memmove(p->bytes + IB_BTH_BYTES,
+			p->bytes + IB_BTH_BYTES + IB_EXT_XRC_BYTES,
+			v->len - IB_BTH_BYTES - IB_EXT_XRC_BYTES);
+	}
 	oh = &p->oh;
 
 	KUNIT_EXPECT_EQ(test, ib_bth_get_opcode(oh), v->opcode);
@@ -537,6 +551,8 @@ static void wookie_wire_random_round_trip(struct kunit *test)
 				h.imm_be = wire_rand(&seed);
 			if (o->flags & WOOKIE_OPF_IETH)
 				h.ieth_rkey = wire_rand(&seed);
+			if (o->flags & WOOKIE_OPF_XRCETH)
+				h.xrc_srqn = wire_rand(&seed) & 0xffffff;
 			h.payload_len = payload;
 
 			pkt = kunit_kzalloc(test, o->hdr_len + payload + pad,

@@ -15,7 +15,7 @@
 
 #include "wookie_wire.h"
 
-/* Largest test packet: AtomicETH (40 bytes of headers) plus a little. */
+/* Largest test packet: XRCETH and AtomicETH (44 bytes) plus a little. */
 #define WOOKIE_TEST_PKT_MAX 64
 
 /* A well-formed packet and what it decodes to. */
@@ -48,6 +48,8 @@ struct wookie_wire_pkt_vector {
 	unsigned int hdr_len, payload_len;
 	/* Building the decoded fields gives exactly these header bytes. */
 	unsigned int rebuilds;
+	/* XRCETH (left out, 0, by the vectors of other transports) */
+	__u32 xrc_srqn;
 };
 
 static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
@@ -58,14 +60,14 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		'a', 'b', 'c', 'd', 'e', 0x00, 0x00, 0x00 },
 	  0x04, 1, 0, 3, 0xffff, 0, 0, 0x11, 1, 0x2a,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 5, 1 },
+	  12, 5, 1, 0 },
 	{ "rc_send_only_empty", 12, {
 		0x04, 0x00, 0x80, 0x00,		/* pkey 0x8000 */
 		0x00, 0x00, 0x00, 0x01,
 		0x80, 0xff, 0xff, 0xff },	/* PSN 2^24 - 1 */
 	  0x04, 0, 0, 0, 0x8000, 0, 0, 0x01, 1, 0xffffff,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 0, 1 },
+	  12, 0, 1, 0 },
 	{ "rc_send_first", 24, {
 		0x00, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -74,7 +76,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x09, 0x0a, 0x0b, 0x0c },
 	  0x00, 0, 0, 0, 0xffff, 0, 0, 0x11, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 12, 1 },
+	  12, 12, 1, 0 },
 	{ "rc_send_last_imm", 20, {
 		0x03, 0x20, 0xff, 0xff,		/* pad 2 */
 		0x00, 0x00, 0x00, 0x11,
@@ -84,7 +86,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x03, 0, 0, 2, 0xffff, 0, 0, 0x11, 1, 0x100,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	  { 0x12, 0x34, 0x56, 0x78 }, 0,
-	  16, 2, 1 },
+	  16, 2, 1, 0 },
 	{ "rc_write_first", 36, {
 		0x06, 0x00, 0xff, 0xff,		/* RDMA WRITE FIRST */
 		0x00, 0x12, 0x34, 0x56,		/* dest QP 0x123456 */
@@ -96,7 +98,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x06, 0, 0, 0, 0xffff, 0, 0, 0x123456, 0, 0xabcdef,
 	  0x00007f0012345678ull, 0x1234, 4096,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  28, 8, 1 },
+	  28, 8, 1, 0 },
 	{ "rc_write_middle", 16, {
 		0x07, 0x00, 0xff, 0xff,
 		0x00, 0x12, 0x34, 0x56,
@@ -104,7 +106,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0xde, 0xad, 0xbe, 0xef },
 	  0x07, 0, 0, 0, 0xffff, 0, 0, 0x123456, 0, 0xabcdf0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 1 },
+	  12, 4, 1, 0 },
 	{ "rc_write_only_imm", 36, {
 		0x0b, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x12,
@@ -117,7 +119,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x0b, 0, 0, 0, 0xffff, 0, 0, 0x12, 1, 7,
 	  0x1000, 0x99, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0xca, 0xfe, 0xf0, 0x0d }, 0,
-	  32, 4, 1 },
+	  32, 4, 1, 0 },
 	{ "rc_read_request", 28, {
 		0x0c, 0x40, 0x80, 0x01,		/* MigReq, pkey 0x8001 */
 		0xc0, 0x00, 0x00, 0x02,		/* FECN, BECN */
@@ -128,7 +130,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x0c, 0, 1, 0, 0x8001, 1, 1, 0x02, 1, 0xffffff,
 	  0xfedcba9876543210ull, 0xdeadbeef, 0x80000000,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  28, 0, 1 },
+	  28, 0, 1, 0 },
 	{ "rc_read_response_first", 24, {
 		0x0d, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x21,
@@ -137,7 +139,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08 },
 	  0x0d, 0, 0, 0, 0xffff, 0, 0, 0x21, 0, 0x30,
 	  0, 0, 0, 0x1f, 3, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 8, 1 },
+	  16, 8, 1, 0 },
 	{ "rc_read_response_middle", 20, {
 		0x0e, 0x10, 0xff, 0xff,		/* pad 1 */
 		0x00, 0x00, 0x00, 0x21,
@@ -145,7 +147,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00 },
 	  0x0e, 0, 0, 1, 0xffff, 0, 0, 0x21, 0, 0x31,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 7, 1 },
+	  12, 7, 1, 0 },
 	{ "rc_ack", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -153,7 +155,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x1f, 0x00, 0x00, 0x07 },	/* ACK, no credits, MSN 7 */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x100,
 	  0, 0, 0, 0x1f, 7, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1 },
+	  16, 0, 1, 0 },
 	{ "rc_nak_psn_seq", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -161,7 +163,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x60, 0x00, 0x00, 0x05 },	/* NAK, PSN sequence error */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x105,
 	  0, 0, 0, 0x60, 5, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1 },
+	  16, 0, 1, 0 },
 	{ "rc_nak_remote_access", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -170,7 +172,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x106,
 	  0, 0, 0, 0x62, 0xffffff, 0, 0, 0, 0, 0, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  16, 0, 1 },
+	  16, 0, 1, 0 },
 	{ "rc_rnr_nak", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -178,7 +180,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x2e, 0x00, 0x00, 0x04 },	/* RNR NAK, timer 14 */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x107,
 	  0, 0, 0, 0x2e, 4, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1 },
+	  16, 0, 1, 0 },
 	{ "rc_cmp_swap", 40, {
 		0x13, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -191,7 +193,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0, 0, 0, 0, 0,
 	  0x10000008ull, 0xabcdef, 0x1111111122222222ull,
 	  0x3333333344444444ull, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  40, 0, 1 },
+	  40, 0, 1, 0 },
 	{ "rc_fetch_add", 40, {
 		0x14, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -204,7 +206,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0, 0, 0, 0, 0,
 	  0xfffffffffffffff8ull, 0x12345678, 1, 0, 0, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  40, 0, 1 },
+	  40, 0, 1, 0 },
 	{ "rc_atomic_ack", 24, {
 		0x12, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x22,
@@ -214,7 +216,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x12, 0, 0, 0, 0xffff, 0, 0, 0x22, 0, 0x10,
 	  0, 0, 0, 0x00, 9, 0, 0, 0, 0, 0x0123456789abcdefull, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  24, 0, 1 },
+	  24, 0, 1, 0 },
 	{ "rc_send_last_inv", 20, {
 		0x16, 0x10, 0xff, 0xff,		/* SEND LAST INV, pad 1 */
 		0x00, 0x00, 0x00, 0x11,
@@ -223,7 +225,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x0a, 0x0b, 0x0c, 0x00 },
 	  0x16, 0, 0, 1, 0xffff, 0, 0, 0x11, 1, 0x123,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0xc0ffee,
-	  16, 3, 1 },
+	  16, 3, 1, 0 },
 	{ "rc_send_only_inv", 16, {
 		0x17, 0x80, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -231,7 +233,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x87, 0x65, 0x43, 0x21 },
 	  0x17, 1, 0, 0, 0xffff, 0, 0, 0x11, 1, 0x124,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0x87654321,
-	  16, 0, 1 },
+	  16, 0, 1, 0 },
 	{ "uc_write_only_imm", 36, {
 		0x2b, 0x00, 0xff, 0xff,		/* UC RDMA WRITE ONLY IMM */
 		0x00, 0x00, 0x00, 0x33,
@@ -244,7 +246,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x2b, 0, 0, 0, 0xffff, 0, 0, 0x33, 0, 1,
 	  0x100000000ull, 0x400, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0x00, 0x00, 0x00, 0x01 }, 0,
-	  32, 4, 1 },
+	  32, 4, 1, 0 },
 	{ "uc_send_middle", 16, {
 		0x21, 0x00, 0x7f, 0xff,
 		0x00, 0x00, 0x00, 0x33,
@@ -252,7 +254,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04 },
 	  0x21, 0, 0, 0, 0x7fff, 0, 0, 0x33, 0, 2,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 1 },
+	  12, 4, 1, 0 },
 	{ "ud_send_only", 24, {
 		0x64, 0x00, 0xff, 0xff,		/* UD SEND ONLY */
 		0x00, 0x00, 0x00, 0x01,		/* QP1 */
@@ -263,7 +265,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x64, 0, 0, 0, 0xffff, 0, 0, 0x01, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80010000, 0x01,
 	  { 0, 0, 0, 0 }, 0,
-	  20, 4, 1 },
+	  20, 4, 1, 0 },
 	{ "ud_send_only_imm", 28, {
 		0x65, 0xa0, 0xff, 0xff,		/* SE, pad 2 */
 		0x00, 0x00, 0x00, 0x2a,
@@ -275,7 +277,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x65, 1, 0, 2, 0xffff, 0, 0, 0x2a, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11111111, 0x33,
 	  { 0xde, 0xad, 0xbe, 0xef }, 0,
-	  24, 2, 1 },
+	  24, 2, 1, 0 },
 	/* Reserved bits are ignored on receipt and written as 0. */
 	{ "rc_send_middle_reserved_bits", 16, {
 		0x01, 0x00, 0xff, 0xff,
@@ -284,7 +286,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04 },
 	  0x01, 0, 0, 0, 0xffff, 0, 0, 0x11, 0, 5,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 0 },
+	  12, 4, 0, 0 },
 	{ "ud_send_only_deth_reserved", 20, {
 		0x64, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x05,
@@ -293,7 +295,63 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0xff, 0x00, 0x00, 0x44 },	/* resv8 set */
 	  0x64, 0, 0, 0, 0xffff, 0, 0, 0x05, 0, 9,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x44, { 0, 0, 0, 0 }, 0,
-	  20, 0, 0 },
+	  20, 0, 0, 0 },
+	/* XRC (IBTA 9.3.2): the XRCETH, 8 reserved bits and the SRQ number,
+	 * right after the BTH; responses are RC's.
+	 */
+	{ "xrc_send_only", 24, {
+		0xa4, 0x30, 0xff, 0xff,		/* XRC SEND ONLY, pad 3 */
+		0x00, 0x00, 0x00, 0x21,		/* dest QP 0x21 (the TGT) */
+		0x80, 0x00, 0x00, 0x03,
+		0x00, 0xab, 0xcd, 0xef,		/* XRCETH: SRQ 0xabcdef */
+		'x', 'r', 'c', 'x', 'r', 0x00, 0x00, 0x00 },
+	  0xa4, 0, 0, 3, 0xffff, 0, 0, 0x21, 1, 3,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  16, 5, 1, 0xabcdef },
+	{ "xrc_send_first_reserved", 20, {
+		0xa0, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x21,
+		0x00, 0x00, 0x00, 0x04,
+		0xff, 0x00, 0x00, 0x01,		/* reserved bits set */
+		0x01, 0x02, 0x03, 0x04 },
+	  0xa0, 0, 0, 0, 0xffff, 0, 0, 0x21, 0, 4,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  16, 4, 0, 1 },
+	{ "xrc_write_only_imm", 40, {
+		0xab, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x22,
+		0x80, 0x00, 0x00, 0x08,
+		0x00, 0x00, 0x00, 0x07,		/* XRCETH before the RETH */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00,
+		0x00, 0x00, 0x01, 0x99,
+		0x00, 0x00, 0x00, 0x04,
+		0xca, 0xfe, 0xf0, 0x0d,
+		0x11, 0x22, 0x33, 0x44 },
+	  0xab, 0, 0, 0, 0xffff, 0, 0, 0x22, 1, 8,
+	  0x2000, 0x199, 4,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0xca, 0xfe, 0xf0, 0x0d }, 0,
+	  36, 4, 1, 7 },
+	{ "xrc_fetch_add", 44, {
+		0xb4, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x23,
+		0x80, 0x00, 0x00, 0x09,
+		0x00, 0xff, 0xff, 0xff,		/* SRQ 2^24 - 1 */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00,
+		0x00, 0x00, 0x02, 0x02,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	  0xb4, 0, 0, 0, 0xffff, 0, 0, 0x23, 1, 9,
+	  0, 0, 0, 0, 0,
+	  0x3000, 0x202, 5, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  44, 0, 1, 0xffffff },
+	{ "xrc_ack", 16, {
+		0xb1, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x31,		/* to the INI */
+		0x00, 0x00, 0x00, 0x09,
+		0x00, 0x00, 0x00, 0x03 },	/* no XRCETH */
+	  0xb1, 0, 0, 0, 0xffff, 0, 0, 0x31, 0, 9,
+	  0, 0, 0, 0x00, 3, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  16, 0, 1, 0 },
 };
 
 /* A packet wookie_hdrs_parse() must refuse. */
@@ -337,8 +395,12 @@ static const struct wookie_wire_bad_vector wookie_wire_bad_vectors[] = {
 	{ "ud_write_only", 36,
 	  { 0x6a, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 	{ "cnp", 28, { 0x81, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
-	{ "xrc_send_only", 16,
+	{ "xrc_send_only_no_xrceth", 12,
 	  { 0xa4, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "xrc_fetch_add_short", 40,
+	  { 0xb4, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
+	{ "xrc_read_request_payload", 36,
+	  { 0xac, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 	{ "opcode_0xff", 12,
 	  { 0xff, 0x00, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1 } },
 	{ "write_first_short_reth", 27,
@@ -474,10 +536,51 @@ static const struct wookie_wire_opcode_vector wookie_wire_opcode_vectors[] = {
 	{ 0x64, 20, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_DETH },
 	{ 0x65, 24, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_DETH |
 		    WOOKIE_OPF_IMMDT },
+	/* XRC: RC's operations; requests carry the XRCETH after the BTH. */
+	{ 0xa0, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_FIRST | WOOKIE_OPF_XRCETH },
+	{ 0xa1, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_MIDDLE | WOOKIE_OPF_XRCETH },
+	{ 0xa2, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_XRCETH },
+	{ 0xa3, 20, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xa4, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_XRCETH },
+	{ 0xa5, 20, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IMMDT |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xa6, 32, WOOKIE_TEST_WRITE | WOOKIE_OPF_FIRST | WOOKIE_OPF_RETH |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xa7, 16, WOOKIE_TEST_WRITE | WOOKIE_OPF_MIDDLE | WOOKIE_OPF_XRCETH },
+	{ 0xa8, 16, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST | WOOKIE_OPF_XRCETH },
+	{ 0xa9, 20, WOOKIE_TEST_WRITE | WOOKIE_OPF_LAST | WOOKIE_OPF_IMMDT |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xaa, 32, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xab, 36, WOOKIE_TEST_WRITE | WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH |
+		    WOOKIE_OPF_IMMDT | WOOKIE_OPF_XRCETH },
+	{ 0xac, 32, WOOKIE_OPF_READ | WOOKIE_OPF_REQUEST | WOOKIE_TEST_ONLY |
+		    WOOKIE_OPF_RETH | WOOKIE_OPF_XRCETH },
+	{ 0xad, 16, WOOKIE_TEST_RRESP | WOOKIE_OPF_FIRST | WOOKIE_OPF_AETH },
+	{ 0xae, 12, WOOKIE_TEST_RRESP | WOOKIE_OPF_MIDDLE },
+	{ 0xaf, 16, WOOKIE_TEST_RRESP | WOOKIE_OPF_LAST | WOOKIE_OPF_AETH },
+	{ 0xb0, 16, WOOKIE_TEST_RRESP | WOOKIE_TEST_ONLY | WOOKIE_OPF_AETH },
+	{ 0xb1, 16, WOOKIE_OPF_ACK | WOOKIE_OPF_RESPONSE | WOOKIE_TEST_ONLY |
+		    WOOKIE_OPF_AETH },
+	{ 0xb2, 24, WOOKIE_OPF_ATOMIC | WOOKIE_OPF_RESPONSE |
+		    WOOKIE_TEST_ONLY | WOOKIE_OPF_AETH |
+		    WOOKIE_OPF_ATOMIC_ACK_ETH },
+	{ 0xb3, 44, WOOKIE_OPF_ATOMIC | WOOKIE_OPF_REQUEST |
+		    WOOKIE_TEST_ONLY | WOOKIE_OPF_ATOMIC_ETH | WOOKIE_OPF_XRCETH },
+	{ 0xb4, 44, WOOKIE_OPF_ATOMIC | WOOKIE_OPF_REQUEST |
+		    WOOKIE_TEST_ONLY | WOOKIE_OPF_ATOMIC_ETH | WOOKIE_OPF_XRCETH },
+	{ 0xb6, 20, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IETH |
+		    WOOKIE_OPF_XRCETH },
+	{ 0xb7, 20, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IETH |
+		    WOOKIE_OPF_XRCETH },
 };
 
-/* Number of opcodes of wookie_wire_opcode_vectors: 23 RC, 12 UC, 2 UD. */
-#define WOOKIE_TEST_NUM_OPCODES 37
+/*
+ * Number of opcodes of wookie_wire_opcode_vectors: 23 RC, 12 UC, 2 UD,
+ * 23 XRC.
+ */
+#define WOOKIE_TEST_NUM_OPCODES 60
 
 struct wookie_wire_timer_vector {
 	unsigned int code;

@@ -80,6 +80,7 @@ wookie_hdrs Decoded(const wookie_wire_pkt_vector &v)
 	h.deth.src_qp = v.src_qp;
 	std::memcpy(&h.imm_be, v.imm, 4);
 	h.ieth_rkey = v.ieth_rkey;
+	h.xrc_srqn = v.xrc_srqn;
 	h.hdr_len = v.hdr_len;
 	h.payload_len = v.payload_len;
 	const wookie_wire_opcode_vector *o = FindOpcode(v.opcode);
@@ -117,6 +118,7 @@ void ExpectSameHdrs(const wookie_hdrs &got, const wookie_hdrs &want)
 	WOOKIE_EXPECT_FIELD(deth.src_qp);
 	WOOKIE_EXPECT_FIELD(imm_be);
 	WOOKIE_EXPECT_FIELD(ieth_rkey);
+	WOOKIE_EXPECT_FIELD(xrc_srqn);
 	WOOKIE_EXPECT_FIELD(hdr_len);
 	WOOKIE_EXPECT_FIELD(payload_len);
 #undef WOOKIE_EXPECT_FIELD
@@ -344,6 +346,7 @@ TEST(Wire, OpcodeValues)
 	EXPECT_EQ(WOOKIE_TRANSPORT_RC | WOOKIE_OP_SEND_ONLY, 0x04);
 	EXPECT_EQ(WOOKIE_TRANSPORT_UC | WOOKIE_OP_WRITE_ONLY_IMM, 0x2b);
 	EXPECT_EQ(WOOKIE_TRANSPORT_UD | WOOKIE_OP_SEND_ONLY_IMM, 0x65);
+	EXPECT_EQ(WOOKIE_TRANSPORT_XRC | WOOKIE_OP_SEND_ONLY_INV, 0xb7);
 	EXPECT_EQ(WOOKIE_OP_READ_REQUEST, 0x0c);
 	EXPECT_EQ(WOOKIE_OP_ACKNOWLEDGE, 0x11);
 	EXPECT_EQ(WOOKIE_OP_ATOMIC_ACKNOWLEDGE, 0x12);
@@ -521,6 +524,8 @@ TEST(Wire, RandomRoundTrip)
 				h.imm_be = __u32(rng());
 			if (o.flags & WOOKIE_OPF_IETH)
 				h.ieth_rkey = __u32(rng());
+			if (o.flags & WOOKIE_OPF_XRCETH)
+				h.xrc_srqn = __u32(rng()) & 0xffffff;
 			h.payload_len = payload;
 
 			std::vector<__u8> pkt(o.hdr_len + payload + pad);

@@ -44,7 +44,8 @@ bool SameHdrs(const wookie_hdrs &a, const wookie_hdrs &b)
 	       a.atomic_orig == b.atomic_orig &&
 	       a.deth.qkey == b.deth.qkey &&
 	       a.deth.src_qp == b.deth.src_qp && a.imm_be == b.imm_be &&
-	       a.ieth_rkey == b.ieth_rkey && a.hdr_len == b.hdr_len &&
+	       a.ieth_rkey == b.ieth_rkey && a.xrc_srqn == b.xrc_srqn &&
+	       a.hdr_len == b.hdr_len &&
 	       a.payload_len == b.payload_len;
 }
 
