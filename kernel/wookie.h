@@ -418,6 +418,8 @@ struct wookie_srq {
 	struct ib_srq ibsrq;
 	/* Consumers: the responders of every QP on this SRQ. */
 	spinlock_t lock;
+	/* Serialises resizes (wookie_modify_srq()). */
+	struct mutex resize_lock;
 	struct wookie_ring ring;
 	u32 consumer;
 	u32 max_sge;
@@ -1375,6 +1377,8 @@ void wookie_resp_reset(struct wookie_qp *qp);
 void wookie_flush_recv(struct wookie_qp *qp);
 
 /* wookie_mmap.c: memory shared with user space */
+/* ENOMEM unless the memory cgroup leaves room for the provider's mmap(). */
+int wookie_mmap_headroom(void);
 int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len);
 void *wookie_kvzalloc_uobj(size_t size);
 void *wookie_mmap_alloc(struct ib_ucontext *ibuc, size_t size, bool writable,

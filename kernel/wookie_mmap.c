@@ -62,7 +62,7 @@ err_free:
  */
 #define WOOKIE_MMAP_HEADROOM (16 * PAGE_SIZE)
 
-int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
+int wookie_mmap_headroom(void)
 {
 	void *probe;
 
@@ -70,11 +70,18 @@ int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
 	if (!probe)
 		return -ENOMEM;
 	vfree(probe);
-	return ib_copy_to_udata(udata, resp, len);
+	return 0;
 }
 
-/* tests/vm/faults.sh fails it: a create verb undoes all it did. */
-ALLOW_ERROR_INJECTION(wookie_mmap_resp, ERRNO);
+/* tests/vm/faults.sh fails it: the verb undoes all it did. */
+ALLOW_ERROR_INJECTION(wookie_mmap_headroom, ERRNO);
+
+int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
+{
+	int err = wookie_mmap_headroom();
+
+	return err ?: ib_copy_to_udata(udata, resp, len);
+}
 
 /*
  * kvzalloc() for what user space asks for (charged, ENOMEM at the memory

@@ -213,6 +213,7 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	}
 
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->resize_lock);
 	srq->user = !!udata;
 	wookie_upcall_init(&srq->upcall, wookie_srq_upcall);
 	srq->consumer = 0;
@@ -242,11 +243,14 @@ err_count:
 
 /*
  * IB_SRQ_MAX_WR: a new ring replaces the old one, the WQEs not taken yet
- * copied over at the same free-running indices.  Responders take WQEs under
- * srq->lock, so they see either ring whole.  A user SRQ learns its new ring
- * through @resp_addr before the swap (the write command has no response);
- * its provider holds its posters off until it has remapped.  @limit, if
- * not NULL, is armed with the swap.
+ * copied over at the same free-running indices.  A user SRQ learns its new
+ * ring through @resp_addr before the swap (the write command has no
+ * response); its provider holds its posters off until it has remapped.
+ * The copy runs outside the lock (up to megabytes): responders may take
+ * WQEs meanwhile, from the old ring, and nothing writes the slots but
+ * user space, which must not post now.  The swap, under the lock, takes
+ * the consumer as it is then and fails with EAGAIN if the producer moved.
+ * @limit, if not NULL, is armed with the swap.
  */
 static int wookie_srq_resize(struct wookie_srq *srq, u32 max_wr,
 			     const u32 *limit, struct ib_udata *udata,
@@ -254,15 +258,21 @@ static int wookie_srq_resize(struct wookie_srq *srq, u32 max_wr,
 {
 	struct wookie_modify_srq_resp resp = {};
 	struct wookie_ring ring, old;
+	u32 producer, consumer, i;
 	unsigned long flags;
-	u32 producer, count, i;
 	int err;
 
+	/* One resize at a time: each copies from the ring the last left. */
+	mutex_lock(&srq->resize_lock);
 	err = wookie_ring_alloc(&ring, udata, wookie_ring_entries(max_wr),
 				srq->ring.stride);
 	if (err)
-		return err;
+		goto out;
 	if (udata) {
+		/* As a create verb: answer only if the mapping will fit. */
+		err = wookie_mmap_headroom();
+		if (err)
+			goto err_free;
 		wookie_ring_info(&ring, &resp.srq);
 		if (copy_to_user(u64_to_user_ptr(resp_addr), &resp,
 				 sizeof(resp))) {
@@ -272,36 +282,47 @@ static int wookie_srq_resize(struct wookie_srq *srq, u32 max_wr,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
+	/* Acquire: the slots are read only after the index covering them. */
+	producer = smp_load_acquire(&srq->ring.hdr->producer);
+	consumer = srq->consumer;
+	spin_unlock_irqrestore(&srq->lock, flags);
 	/* User space's index: it must make sense and the WQEs must fit. */
-	producer = READ_ONCE(srq->ring.hdr->producer);
-	count = producer - srq->consumer;
-	if (!wookie_ring_sane(producer, srq->consumer,
-			      srq->ring.num_entries) ||
-	    count > ring.num_entries ||
-	    (limit ? *limit : srq->limit) > ring.num_entries) {
-		spin_unlock_irqrestore(&srq->lock, flags);
+	if (!wookie_ring_sane(producer, consumer, srq->ring.num_entries) ||
+	    producer - consumer > ring.num_entries) {
 		err = -EINVAL;
 		goto err_free;
 	}
-	for (i = 0; i < count; i++)
-		memcpy(wookie_ring_slot(&ring, srq->consumer + i),
-		       wookie_ring_slot(&srq->ring, srq->consumer + i),
-		       ring.stride);
-	ring.hdr->consumer = srq->consumer;
-	ring.hdr->flags = READ_ONCE(srq->ring.hdr->flags);
-	/* Release: the copied WQEs are visible before the index. */
-	smp_store_release(&ring.hdr->producer, producer);
-	old = srq->ring;
-	srq->ring = ring;
-	if (limit)
-		srq->limit = *limit;
+	for (i = consumer; i != producer; i++)
+		memcpy(wookie_ring_slot(&ring, i),
+		       wookie_ring_slot(&srq->ring, i), ring.stride);
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (READ_ONCE(srq->ring.hdr->producer) != producer ||
+	    srq->consumer - consumer > producer - consumer) {
+		err = -EAGAIN;
+	} else if ((limit ? *limit : srq->limit) > ring.num_entries) {
+		err = -EINVAL;
+	} else {
+		ring.hdr->consumer = srq->consumer;
+		ring.hdr->flags = READ_ONCE(srq->ring.hdr->flags);
+		/* Release: the copied WQEs are visible before the index. */
+		smp_store_release(&ring.hdr->producer, producer);
+		old = srq->ring;
+		srq->ring = ring;
+		if (limit)
+			srq->limit = *limit;
+	}
 	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		goto err_free;
 
 	wookie_ring_free(&old);
-	return 0;
+	goto out;
 
 err_free:
 	wookie_ring_free(&ring);
+out:
+	mutex_unlock(&srq->resize_lock);
 	return err;
 }
 
@@ -315,13 +336,15 @@ int wookie_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	int err = 0;
 
 	if (udata && udata->inlen) {
+		/* A request at all is a whole one. */
+		if (udata->inlen < sizeof(req))
+			return -EINVAL;
 		/* Anything past the request we know must be zero. */
 		if (udata->inlen > sizeof(req) &&
 		    !ib_is_udata_cleared(udata, sizeof(req),
 					 udata->inlen - sizeof(req)))
 			return -EOPNOTSUPP;
-		err = ib_copy_from_udata(&req, udata,
-					 min(udata->inlen, sizeof(req)));
+		err = ib_copy_from_udata(&req, udata, sizeof(req));
 		if (err)
 			return err;
 	}

@@ -353,7 +353,7 @@ static int wookie_post_rq(struct wookie_queue *q, uint32_t max_sge,
 
 	pthread_spin_lock(&q->lock);
 	if (unlikely(!q->hdr)) {
-		/* An SRQ resize lost its new ring. */
+		/* Unmapped by an SRQ resize meanwhile. */
 		pthread_spin_unlock(&q->lock);
 		*flush = false;
 		*bad_wr = wr;
@@ -427,6 +427,14 @@ int wookie_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	bool flush;
 	int ret;
 
+	/* A resize whose ring we could not map: try again. */
+	if (unlikely(!srq->q.hdr)) {
+		ret = wookie_srq_remap(srq);
+		if (ret) {
+			*bad_wr = wr;
+			return ret;
+		}
+	}
 	ret = wookie_post_rq(&srq->q, srq->max_sge, wr, bad_wr, &flush);
 	/* A failed flush doorbell is not reported, as for a send. */
 	if (flush)

@@ -86,6 +86,8 @@ int wookie_dealloc_pd(struct ibv_pd *ibpd)
 	int ret;
 
 	if (pd->protection) {
+		if (atomic_load(&pd->users))
+			return EBUSY;
 		atomic_fetch_sub(&pd->protection->parents, 1);
 		if (pd->td)
 			atomic_fetch_sub(&pd->td->parents, 1);
@@ -203,6 +205,7 @@ struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = ret;
 		return NULL;
 	}
+	wookie_pd_use(pd, 1);
 	return &vmr->ibv_mr;
 }
 
@@ -210,15 +213,22 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access)
 {
 	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_pd *old = vmr->ibv_mr.pd;
 	struct ibv_rereg_mr cmd = {};
 	int ret;
 
 	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
 			       access, pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
-	if (ret)
+	if (ret) {
 		errno = ret;
-	return ret;
+		return ret;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		wookie_pd_use(old, -1);
+		wookie_pd_use(pd, 1);
+	}
+	return 0;
 }
 
 int wookie_dereg_mr(struct verbs_mr *vmr)
@@ -229,6 +239,7 @@ int wookie_dereg_mr(struct verbs_mr *vmr)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(vmr->ibv_mr.pd, -1);
 	free(vmr);
 	return 0;
 }
@@ -253,6 +264,7 @@ struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 		errno = ret;
 		return NULL;
 	}
+	wookie_pd_use(pd, 1);
 	return mw;
 }
 
@@ -264,6 +276,7 @@ int wookie_dealloc_mw(struct ibv_mw *mw)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(mw->pd, -1);
 	free(mw);
 	return 0;
 }
@@ -362,6 +375,10 @@ struct ibv_cq_ex *wookie_create_cq_ex(struct ibv_context *ibctx,
 
 	pthread_spin_init(&cq->q.lock, PTHREAD_PROCESS_PRIVATE);
 	cq->wc_flags = attr->wc_flags;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent_domain = attr->parent_domain;
+		wookie_pd_use(cq->parent_domain, 1);
+	}
 	wookie_cq_init_ex_ops(cq);
 	return &cq->vcq.cq_ex;
 
@@ -416,6 +433,7 @@ int wookie_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(cq->parent_domain, -1);
 	wookie_queue_unmap(&cq->q);
 	pthread_spin_destroy(&cq->q.lock);
 	free(cq);
@@ -450,6 +468,7 @@ struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
 
 	srq->q.index = wookie_load_relaxed(&srq->q.hdr->producer);
 	pthread_spin_init(&srq->q.lock, PTHREAD_PROCESS_PRIVATE);
+	wookie_pd_use(pd, 1);
 	return &srq->ibv_srq;
 
 err_destroy:
@@ -458,6 +477,33 @@ err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * Map the ring of a resize whose mapping failed, if one did; the SRQ lock
+ * held.  Until this succeeds posts fail with the error.
+ */
+static int wookie_srq_remap_locked(struct wookie_srq *srq)
+{
+	int ret;
+
+	if (srq->q.hdr)
+		return 0;
+	ret = wookie_queue_map(srq->ibv_srq.context, &srq->q, &srq->lost,
+			       WOOKIE_RQE_SIZE(srq->max_sge));
+	if (!ret)
+		srq->q.index = srq->lost_index;
+	return ret;
+}
+
+int wookie_srq_remap(struct wookie_srq *srq)
+{
+	int ret;
+
+	pthread_spin_lock(&srq->q.lock);
+	ret = wookie_srq_remap_locked(srq);
+	pthread_spin_unlock(&srq->q.lock);
+	return ret;
 }
 
 /*
@@ -481,10 +527,10 @@ int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 
 	cmd.drv_payload.resp_addr = (uintptr_t)&resp;
 	pthread_spin_lock(&srq->q.lock);
-	if (!srq->q.hdr) {
-		ret = EIO;
+	/* The kernel copies from the ring it knows: ours must be current. */
+	ret = wookie_srq_remap_locked(srq);
+	if (ret)
 		goto out;
-	}
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
 				 sizeof(cmd));
 	if (ret)
@@ -493,12 +539,11 @@ int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	old = srq->q;
 	srq->q.hdr = NULL;
 	srq->q.slots = NULL;
-	/* On failure the SRQ stays unmapped: posts report an error. */
-	ret = wookie_queue_map(ibsrq->context, &srq->q, &resp.srq,
-			       WOOKIE_RQE_SIZE(srq->max_sge));
-	if (!ret)
-		srq->q.index = old.index;
+	srq->lost = resp.srq;
+	srq->lost_index = old.index;
 	wookie_queue_unmap(&old);
+	/* On failure posts report it, and the next post or modify retries. */
+	ret = wookie_srq_remap_locked(srq);
 out:
 	pthread_spin_unlock(&srq->q.lock);
 	return ret;
@@ -520,6 +565,7 @@ int wookie_destroy_srq(struct ibv_srq *ibsrq)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(ibsrq->pd, -1);
 	wookie_queue_unmap(&srq->q);
 	pthread_spin_destroy(&srq->q.lock);
 	free(srq);
@@ -607,6 +653,7 @@ struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
 			    attr->srq, attr->sq_sig_all);
 	if (ret)
 		goto err_destroy;
+	wookie_pd_use(qp->vqp.qp.pd, 1);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -697,6 +744,7 @@ struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 			    attr->srq, attr->sq_sig_all);
 	if (ret)
 		goto err_destroy;
+	wookie_pd_use(qp->vqp.qp.pd, 1);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -754,6 +802,7 @@ int wookie_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(ibqp->pd, -1);
 	wookie_queue_unmap(&qp->sq);
 	wookie_queue_unmap(&qp->rq);
 	pthread_spin_destroy(&qp->sq.lock);
@@ -782,6 +831,7 @@ struct ibv_ah *wookie_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	}
 	ah->ah_num = resp.drv_payload.ah_num;
+	wookie_pd_use(pd, 1);
 	return &ah->ibv_ah;
 }
 
@@ -793,6 +843,7 @@ int wookie_destroy_ah(struct ibv_ah *ibah)
 	if (ret)
 		return ret;
 
+	wookie_pd_use(ibah->pd, -1);
 	free(to_wah(ibah));
 	return 0;
 }

@@ -109,6 +109,8 @@ struct wookie_cq {
 	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start_poll, for wallclock. */
 	int64_t wallclock_offset;
 	uint64_t wc_flags;
+	/* The parent domain it was created on, if any. */
+	struct ibv_pd *parent_domain;
 };
 
 /*
@@ -124,6 +126,8 @@ struct wookie_pd {
 	struct wookie_pd *protection;
 	/* A protection domain's parent domains: it outlives them. */
 	atomic_int parents;
+	/* A parent domain's QPs, SRQs, CQs, MRs, MWs, AHs: as above. */
+	atomic_int users;
 	struct wookie_td *td;
 	struct ibv_parent_domain_init_attr attr;
 };
@@ -138,6 +142,12 @@ struct wookie_srq {
 	struct ibv_srq ibv_srq;
 	struct wookie_queue q;
 	uint32_t max_sge;
+	/*
+	 * A resize whose new ring we failed to map (q.hdr NULL): the ring
+	 * to map at the next post or modify, and our producer index.
+	 */
+	struct wookie_ring_info lost;
+	uint32_t lost_index;
 };
 
 struct wookie_qp {
@@ -183,6 +193,13 @@ static inline struct wookie_pd *to_wpd(struct ibv_pd *ibpd)
 static inline struct wookie_td *to_wtd(struct ibv_td *ibtd)
 {
 	return container_of(ibtd, struct wookie_td, ibv_td);
+}
+
+/* An object made on @ibpd, or gone from it: a parent domain counts them. */
+static inline void wookie_pd_use(struct ibv_pd *ibpd, int n)
+{
+	if (ibpd && to_wpd(ibpd)->protection)
+		atomic_fetch_add(&to_wpd(ibpd)->users, n);
 }
 
 static inline struct wookie_cq *to_wcq(struct ibv_cq *ibcq)
@@ -273,6 +290,7 @@ struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
 int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		      int attr_mask);
 int wookie_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int wookie_srq_remap(struct wookie_srq *srq);
 int wookie_destroy_srq(struct ibv_srq *ibsrq);
 struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
 				struct ibv_qp_init_attr *attr);

@@ -683,8 +683,10 @@ static void test_parent_domain(void)
 
 	CHECK(ibv_dealloc_pd(pd) == EBUSY, "protection domain of a parent");
 	CHECK(ibv_dealloc_td(td) == EBUSY, "thread domain of a parent");
+	CHECK(ibv_dealloc_pd(parent) == EBUSY, "parent domain with objects");
 	CHECK(!ibv_dereg_mr(mr), "dereg_mr");
 	CHECK(!ibv_destroy_qp(qa) && !ibv_destroy_qp(qb), "destroy_qp");
+	CHECK(ibv_dealloc_pd(parent) == EBUSY, "parent domain with a CQ");
 	CHECK(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy cq_ex");
 	CHECK(!ibv_dealloc_pd(parent), "dealloc parent domain");
 	CHECK(!ibv_dealloc_td(td), "dealloc_td");

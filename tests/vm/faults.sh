@@ -6,11 +6,10 @@
 # sanitizer kernel's fault injection; Debian's kernels have none, and the
 # lane says so and stops):
 #   1. verbs: fail_function makes wookie's allocation points fail 30% of
-#      the time (wookie_ring_alloc, wookie_kvzalloc_uobj, wookie_mmap_resp;
-#      not the context's doorbell page: a failed alloc_ucontext leaks the
-#      task in ib_core, see wookie_alloc_ucontext()) under the pingpongs
-#      and perftest: each run works or ends with an error; none may hang,
-#      and nothing is left after it.
+#      the time (wookie_ring_alloc, wookie_kvzalloc_uobj,
+#      wookie_mmap_headroom) under the pingpongs and perftest: each run
+#      works or ends with an error; none may hang, and nothing is left
+#      after it.
 #   2. traffic: fail_function makes wookie_pkt_new() (a packet to send,
 #      local or wire) and wookie_pkt_wrap() (a packet received) fail 3% of
 #      the time for everyone; RC traffic recovers and its data verifies.
@@ -125,7 +124,7 @@ programs=(
 points=(
 	"wookie_ring_alloc -12"
 	"wookie_kvzalloc_uobj 0"
-	"wookie_mmap_resp -12"
+	"wookie_mmap_headroom -12"
 )
 for point in "${points[@]}"; do
 	read -r fn retval <<<"$point"
