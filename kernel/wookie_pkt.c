@@ -428,6 +428,12 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 		goto drop;
 	}
 	qp->num_inbound++;
+	/*
+	 * Traced before it is queued: once it is, the engine on another
+	 * CPU may take and free it before this one unlocks.
+	 */
+	trace_wookie_rx(&wdev->ibdev, h->bth.dest_qp, h->bth.opcode,
+			h->bth.psn, h->payload_len, pkt->local);
 	if (h->flags & WOOKIE_OPF_RESPONSE) {
 		/*
 		 * Only the ACK timeout reads it.  Under the lock: the queue
@@ -440,8 +446,6 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	wookie_qp_count(qp, WOOKIE_CNT_RCVD_PKTS);
-	trace_wookie_rx(&wdev->ibdev, h->bth.dest_qp, h->bth.opcode,
-			h->bth.psn, h->payload_len, pkt->local);
 	return true;
 
 drop:
