@@ -854,7 +854,13 @@ race_round() {
 	"$LOADER" za zb </dev/null >"${LOGP}load.log" 2>&1 &
 	lpid=$!
 	poll $((30 * SLOW)) running_or_over $lpid
-	running || { kill -9 $lpid; echo "teardown_load did not run"; return 1; }
+	if ! running; then
+		why=exited
+		! alive $lpid || why=alive
+		kill -9 $lpid 2>/dev/null
+		echo "teardown_load did not run within $((30 * SLOW)) s ($why: $(tail -n 3 "${LOGP}load.log" | tr '\n' ' '))"
+		return 1
+	fi
 	if [ "$delay" = sysfs ]; then
 		if [ "$second" = rmmod ]; then
 			# 176: delete_module on x86_64; 2048: O_NONBLOCK, as rmmod.
