@@ -853,12 +853,12 @@ race_round() {
 	LOGP=$RDMA_OUT/logs/race.
 	"$LOADER" za zb </dev/null >"${LOGP}load.log" 2>&1 &
 	lpid=$!
-	poll $((30 * SLOW)) running_or_over $lpid
+	poll $((60 * SLOW)) running_or_over $lpid
 	if ! running; then
 		why=exited
 		! alive $lpid || why=alive
 		kill -9 $lpid 2>/dev/null
-		echo "teardown_load did not run within $((30 * SLOW)) s ($why: $(tail -n 3 "${LOGP}load.log" | tr '\n' ' '))"
+		echo "teardown_load did not run within $((60 * SLOW)) s ($why: $(tail -n 3 "${LOGP}load.log" | tr '\n' ' '))"
 		return 1
 	fi
 	if [ "$delay" = sysfs ]; then
