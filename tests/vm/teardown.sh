@@ -153,11 +153,14 @@ bounded() {
 	wait_pid "$secs" $!
 }
 
-# alive PID: the process exists and is not a zombie.
+# alive PID: the process exists and is not a zombie.  /proc/PID says it
+# exists; its stat only tells a zombie (a read that fails, e.g. when a
+# signal interrupts it, does not make a process dead).
 alive() {
 	local line
 
-	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	[ -e "/proc/$1" ] || return 1
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 0
 	line=${line##*) }
 	[ "${line:0:1}" != Z ]
 }
