@@ -126,12 +126,16 @@ fmt_s() {
 }
 
 # wait_pid SECS PID: wait for child PID at most SECS seconds: its status,
-# or 124 with it left running (BOUNDED_PID).  A zombie has finished: the
-# wait below reaps it (kill -0 would call it alive until bash does).
+# or 124 with it left running (BOUNDED_PID).  A zombie has finished (bash
+# may leave it unreaped for a while): the wait below reaps it.
 wait_pid() {
-	local deadline=$((SECONDS + $1)) rc=0
+	local deadline=$((SECONDS + $1)) rc=0 line
 
-	while alive "$2"; do
+	while kill -0 "$2" 2>/dev/null; do
+		if read -r line 2>/dev/null <"/proc/$2/stat"; then
+			line=${line##*) }
+			[ "${line:0:1}" != Z ] || break
+		fi
 		if [ $SECONDS -ge $deadline ]; then
 			BOUNDED_PID=$2
 			return 124
@@ -153,14 +157,11 @@ bounded() {
 	wait_pid "$secs" $!
 }
 
-# alive PID: the process exists and is not a zombie.  /proc/PID says it
-# exists; its stat only tells a zombie (a read that fails, e.g. when a
-# signal interrupts it, does not make a process dead).
+# alive PID: the process exists and is not a zombie.
 alive() {
 	local line
 
-	[ -e "/proc/$1" ] || return 1
-	read -r line 2>/dev/null <"/proc/$1/stat" || return 0
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
 	line=${line##*) }
 	[ "${line:0:1}" != Z ]
 }
