@@ -52,6 +52,9 @@
 #define WOOKIE_MAX_SRQ 0x4000
 #define WOOKIE_MAX_SRQ_WR (WOOKIE_MAX_RING_ENTRIES - 1)
 #define WOOKIE_MAX_AH 0x10000
+/* XRC domains, and XRC SRQ numbers (24 bits on the wire; 0 is none). */
+#define WOOKIE_MAX_XRCD 0x10000
+#define WOOKIE_MAX_XRC_SRQN 0xffffff
 /* READs and atomics a QP answers (resources kept for duplicates)... */
 #define WOOKIE_MAX_RD_ATOMIC 16
 /* ... and has outstanding as a requester: a counter, as rdma_rxe's. */
@@ -176,6 +179,7 @@ struct wookie_dev {
 	atomic_t num_qp;
 	atomic_t num_srq;
 	atomic_t num_ah;
+	atomic_t num_xrcd;
 
 	/*
 	 * Key index (key >> 8) -> struct wookie_mr or struct wookie_mw,
@@ -188,6 +192,9 @@ struct wookie_dev {
 	u32 next_qpn;
 	/* ah_num -> struct wookie_ah */
 	struct xarray ahs;
+	/* XRC SRQ number -> struct wookie_srq; lookups take a reference. */
+	struct xarray xrc_srqs;
+	u32 next_xrc_srqn;
 	/*
 	 * Multicast groups by GID (wookie_mcast.c): read under RCU,
 	 * changed under mcast_lock, which also guards the counts.
@@ -250,6 +257,10 @@ struct wookie_ucontext {
 	struct ib_ucontext ibuc;
 	struct wookie_db_page *db_page;
 	struct rdma_user_mmap_entry *db_entry;
+};
+
+struct wookie_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 struct wookie_pd {
@@ -428,6 +439,12 @@ struct wookie_srq {
 	bool user;
 	/* Kernel SRQs: the limit event (wookie_upcall.c). */
 	struct wookie_upcall upcall;
+	/*
+	 * XRC SRQs: held by each lookup from the number (the responder of
+	 * an XRC target, per request); destroy waits for the last.
+	 */
+	refcount_t refcount;
+	struct completion released;
 };
 
 /* A receive WQE copied out of an RQ or SRQ and checked. */
@@ -595,6 +612,8 @@ struct wookie_rd_atomic {
 	u32 length;
 	/* Atomic: the result sent. */
 	u64 atomic_orig;
+	/* XRC target: the SRQ of the request, whose PD checks the rkey. */
+	u32 xrc_srqn;
 };
 
 /* Requester state; only the QP's work touches it. */
@@ -665,6 +684,13 @@ struct wookie_resp {
 	/* SEND: the receive WQE being filled, and bytes placed. */
 	bool have_rqe;
 	struct wookie_recv_wqe rqe;
+	/* XRC target: the SRQ rqe came from. */
+	u32 rqe_srqn;
+	/*
+	 * XRC target: the SRQ the XRCETH of the request in hand names (a
+	 * reference held while it is handled), or NULL if none is usable.
+	 */
+	struct wookie_srq *xrc_srq;
 	/*
 	 * A receive that failed: its CQE, posted once the failure has
 	 * moved the QP to its error state (if it does), so that whoever
@@ -771,8 +797,11 @@ struct wookie_qp {
 	u32 rq_consumer;
 	u32 rq_max_sge;
 	struct wookie_srq *srq;
+	/* NULL on the side an XRC QP lacks (initiator: receive; target: both). */
 	struct wookie_cq *send_cq;
 	struct wookie_cq *recv_cq;
+	/* XRC target: its domain, which the SRQ of each request must share. */
+	struct ib_xrcd *xrcd;
 
 	/* Attributes from modify_qp. */
 	u32 dest_qp_num;
@@ -909,6 +938,11 @@ static inline struct wookie_srq *to_wookie_srq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct wookie_srq, ibsrq);
 }
 
+static inline struct wookie_xrcd *to_wookie_xrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct wookie_xrcd, ibxrcd);
+}
+
 /*
  * Packets one pass of @qp's engine handles at most per queue (inbound
  * responses, inbound requests, READ responses sent, WQEs): fewer in a
@@ -974,6 +1008,8 @@ void wookie_dealloc_ucontext(struct ib_ucontext *ibuc);
 void wookie_disassociate_ucontext(struct ib_ucontext *ibuc);
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int wookie_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int wookie_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* wookie_ring.c: ring memory */
 int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
@@ -1041,7 +1077,7 @@ u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		     bool cmp_swap, u64 compare_add, u64 swap);
 /* Local operations of an SQ; each returns an enum ib_wc_status. */
 int wookie_local_invalidate(struct wookie_qp *qp, u32 key);
-int wookie_remote_invalidate(struct wookie_qp *qp, u32 rkey);
+int wookie_remote_invalidate(struct wookie_qp *qp, struct ib_pd *pd, u32 rkey);
 int wookie_bind_mw(struct wookie_qp *qp, const struct wookie_sqe *wqe);
 int wookie_fast_reg_mr(struct wookie_qp *qp, const struct wookie_sqe *wqe);
 
@@ -1101,6 +1137,10 @@ int wookie_rq_pop(struct wookie_ring *ring, u32 *consumer, u32 max_sge,
 		  struct wookie_recv_wqe *out);
 /* The SRQ variant: its lock, its limit event. */
 int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out);
+/* XRC SRQ number @srqn, with a reference; NULL if there is none. */
+struct wookie_srq *wookie_xrc_srq_get(struct wookie_dev *wdev, u32 srqn);
+void wookie_srq_put(struct wookie_srq *srq);
+
 /* Kernel consumers' post_recv for an RQ or SRQ ring. */
 int wookie_ring_post_recv(struct wookie_ring *ring, u32 max_sge,
 			  const struct ib_recv_wr *wr,
@@ -1279,6 +1319,9 @@ static inline u8 wookie_transport_of(enum wookie_qp_kind kind)
 		return WOOKIE_TRANSPORT_UC;
 	case WOOKIE_QP_KIND_UD:
 		return WOOKIE_TRANSPORT_UD;
+	case WOOKIE_QP_KIND_XRC_INI:
+	case WOOKIE_QP_KIND_XRC_TGT:
+		return WOOKIE_TRANSPORT_XRC;
 	default:
 		return WOOKIE_TRANSPORT_RC;
 	}

@@ -527,7 +527,7 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	enum wookie_psn_class cls;
 	u32 index;
 
-	if (qp->kind != WOOKIE_QP_KIND_RC ||
+	if (!wookie_kind_reliable(qp->kind) ||
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD &&
 	     state != IB_QPS_SQE))
 		goto out;
@@ -704,7 +704,7 @@ bool wookie_comp_probe_due(struct wookie_qp *qp, ktime_t *due)
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
 	u64 probe_ns;
 
-	if (qp->kind != WOOKIE_QP_KIND_RC || qp->av.local || !usec ||
+	if (!wookie_kind_reliable(qp->kind) || qp->av.local || !usec ||
 	    qp->comp.probed)
 		return false;
 	probe_ns = wookie_rtt_probe_ns(&qp->req.rtt,
@@ -768,7 +768,7 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	u32 index;
 
 	wookie_read_ooo_check(qp);
-	if (qp->kind != WOOKIE_QP_KIND_RC || !usec || qp->req.rnr_wait)
+	if (!wookie_kind_reliable(qp->kind) || !usec || qp->req.rnr_wait)
 		return;
 	wqe = wookie_oldest_sent(qp, &index);
 	if (!wqe)
@@ -898,8 +898,14 @@ void wookie_complete_done(struct wookie_qp *qp)
 	/* The send queue flushes in ERR and in SQE, receives only in ERR. */
 	bool error = state == IB_QPS_ERR || state == IB_QPS_SQE;
 
-	if (state == IB_QPS_RESET || !qp->sq.hdr)
+	if (state == IB_QPS_RESET)
 		return;
+	/* An XRC target has no SQ, only the receive WQE it was filling. */
+	if (!qp->sq.hdr) {
+		if (state == IB_QPS_ERR)
+			wookie_flush_recv(qp);
+		return;
+	}
 	if (error) {
 		if (wookie_comp_flush_later(qp))
 			return;
@@ -933,7 +939,7 @@ void wookie_complete_done(struct wookie_qp *qp)
 		 */
 		failed = wqe->status != IB_WC_SUCCESS && !error;
 		if (failed) {
-			if (qp->kind == WOOKIE_QP_KIND_RC)
+			if (wookie_kind_reliable(qp->kind))
 				wookie_qp_error(qp, 0);
 			else
 				wookie_qp_sq_error(qp);

@@ -32,7 +32,8 @@ static int wookie_query_device(struct ib_device *ibdev,
 		IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_N_NOTIFY_CQ |
 		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_MGT_EXTENSIONS |
-		IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_SRQ_RESIZE;
+		IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_SRQ_RESIZE |
+		IB_DEVICE_XRC;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = WOOKIE_MAX_SGE;
 	attr->max_recv_sge = WOOKIE_MAX_SGE;
@@ -139,6 +140,7 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 		destroy_workqueue(wdev->wq);
 	xa_destroy(&wdev->keys);
 	xa_destroy(&wdev->qps);
+	xa_destroy(&wdev->xrc_srqs);
 	xa_destroy(&wdev->ahs);
 	wookie_counters_fini(wdev);
 	wookie_mcast_dev_fini(wdev);
@@ -188,6 +190,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
 	.alloc_ucontext = wookie_alloc_ucontext,
+	.alloc_xrcd = wookie_alloc_xrcd,
 	.attach_mcast = wookie_attach_mcast,
 	.counter_alloc_stats = wookie_counter_alloc_stats,
 	.counter_bind_qp = wookie_counter_bind_qp,
@@ -203,6 +206,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.dealloc_mw = wookie_dealloc_mw,
 	.dealloc_pd = wookie_dealloc_pd,
 	.dealloc_ucontext = wookie_dealloc_ucontext,
+	.dealloc_xrcd = wookie_dealloc_xrcd,
 	.dereg_mr = wookie_dereg_mr,
 	.destroy_ah = wookie_destroy_ah,
 	.destroy_cq = wookie_destroy_cq,
@@ -246,6 +250,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, wookie_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, wookie_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wookie_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, wookie_xrcd, ibxrcd),
 };
 
 struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
@@ -259,6 +264,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	xa_init_flags(&wdev->keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&wdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&wdev->xrc_srqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	wookie_counters_init(wdev);
 	spin_lock_init(&wdev->atomic_lock);
 	wookie_mcast_dev_init(wdev);
@@ -276,6 +282,7 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	atomic_set(&wdev->num_cq, 0);
 	atomic_set(&wdev->num_mw, 0);
 	atomic_set(&wdev->num_mr, 0);
+	atomic_set(&wdev->num_xrcd, 0);
 	wdev->port_state = WOOKIE_PORT_DOWN;
 
 	wdev->ibdev.node_type = RDMA_NODE_IB_CA;

@@ -824,10 +824,12 @@ out_put_mw:
 
 /*
  * LOCAL_INV and SEND_WITH_INV: fast MRs and type 2 windows, matched by
- * the full key and the QP's PD.  Invalidating what is already free is
- * allowed.  @remote: a type 2 window only through the QP it is bound to.
+ * the full key and @pd (the QP's, or an XRC target's SRQ's).  Invalidating
+ * what is already free is allowed.  @remote: a type 2 window only through
+ * the QP it is bound to.
  */
-static int wookie_invalidate(struct wookie_qp *qp, u32 key, bool remote)
+static int wookie_invalidate(struct wookie_qp *qp, struct ib_pd *pd, u32 key,
+			     bool remote)
 {
 	struct wookie_dev *wdev = to_wookie_dev(qp->ibqp.device);
 	struct wookie_mr *mr, *old_mr = NULL;
@@ -847,7 +849,7 @@ static int wookie_invalidate(struct wookie_qp *qp, u32 key, bool remote)
 		if (mr->kind == WOOKIE_MR_FAST &&
 		    mr->state != WOOKIE_KEY_INVALID &&
 		    to_mr_priv(mr)->key == key &&
-		    READ_ONCE(mr->ibmr.pd) == qp->ibqp.pd &&
+		    READ_ONCE(mr->ibmr.pd) == pd &&
 		    !atomic_read(&mr->num_mw)) {
 			mr->state = WOOKIE_KEY_FREE;
 			err = 0;
@@ -862,7 +864,7 @@ static int wookie_invalidate(struct wookie_qp *qp, u32 key, bool remote)
 	/* o10-37.2.26: type 1 windows are unbound by a zero-length bind. */
 	if (mw->ibmw.type == IB_MW_TYPE_2 &&
 	    mw->state != WOOKIE_KEY_INVALID &&
-	    mw->ibmw.rkey == key && mw->ibmw.pd == qp->ibqp.pd &&
+	    mw->ibmw.rkey == key && mw->ibmw.pd == pd &&
 	    (!remote || mw->state != WOOKIE_KEY_VALID ||
 	     mw->qp_num == qp->ibqp.qp_num)) {
 		old_mr = wookie_mw_unbind_locked(mw);
@@ -878,15 +880,15 @@ static int wookie_invalidate(struct wookie_qp *qp, u32 key, bool remote)
 /* As rxe: a failed LOCAL_INV is a local QP operation error. */
 int wookie_local_invalidate(struct wookie_qp *qp, u32 key)
 {
-	return wookie_invalidate(qp, key, false) ? IB_WC_LOC_QP_OP_ERR :
-						   IB_WC_SUCCESS;
+	return wookie_invalidate(qp, qp->ibqp.pd, key, false) ?
+	       IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 }
 
 /* As rxe: the responder completes with a remote invalid request error. */
-int wookie_remote_invalidate(struct wookie_qp *qp, u32 rkey)
+int wookie_remote_invalidate(struct wookie_qp *qp, struct ib_pd *pd, u32 rkey)
 {
-	return wookie_invalidate(qp, rkey, true) ? IB_WC_REM_INV_REQ_ERR :
-						   IB_WC_SUCCESS;
+	return wookie_invalidate(qp, pd, rkey, true) ? IB_WC_REM_INV_REQ_ERR :
+						       IB_WC_SUCCESS;
 }
 
 static int wookie_use_access(enum wookie_mem_use use)

@@ -413,6 +413,14 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto drop;
 	}
+	/* An XRC initiator has no responder, a target no requester. */
+	if ((qp->kind == WOOKIE_QP_KIND_XRC_INI &&
+	     !(h->flags & WOOKIE_OPF_RESPONSE)) ||
+	    (qp->kind == WOOKIE_QP_KIND_XRC_TGT &&
+	     (h->flags & WOOKIE_OPF_RESPONSE))) {
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
+		goto drop;
+	}
 	/* No link carries more than the path MTU (UD: the port's). */
 	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
 		wookie_qp_drop(qp, WOOKIE_CNT_RX_TOO_LONG, &h->bth);

@@ -115,9 +115,20 @@ static enum wookie_qp_kind wookie_qp_kind_of(enum ib_qp_type type)
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return WOOKIE_QP_KIND_UD;
+	case IB_QPT_XRC_INI:
+		return WOOKIE_QP_KIND_XRC_INI;
+	case IB_QPT_XRC_TGT:
+		return WOOKIE_QP_KIND_XRC_TGT;
 	default:
 		return WOOKIE_QP_KIND_RC;
 	}
+}
+
+/* Its own receive queue: not on an SRQ, and not XRC. */
+static bool wookie_qp_has_rq(const struct ib_qp_init_attr *init)
+{
+	return !init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	       init->qp_type != IB_QPT_XRC_TGT;
 }
 
 static int wookie_check_qp_init(struct wookie_dev *wdev,
@@ -130,21 +141,34 @@ static int wookie_check_qp_init(struct wookie_dev *wdev,
 	if (init->qp_type == IB_QPT_GSI && udata)
 		return -EOPNOTSUPP;
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
-	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
+	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
+	/*
+	 * An XRC target has no queue and no CQ of its own: ib_core creates
+	 * it (without the caller's udata) in an XRC domain.
+	 */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return init->xrcd ? 0 : -EINVAL;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
-	if (!init->send_cq || !init->recv_cq)
+	/* An XRC initiator sends only: no receive queue, no receive CQ. */
+	if (init->qp_type == IB_QPT_XRC_INI) {
+		if (!init->send_cq || init->srq || cap->max_recv_wr ||
+		    cap->max_recv_sge)
+			return -EINVAL;
+	} else if (!init->send_cq || !init->recv_cq) {
 		return -EINVAL;
+	}
 	if (cap->max_send_wr > WOOKIE_MAX_QP_WR ||
 	    cap->max_send_sge > WOOKIE_MAX_SGE ||
 	    cap->max_inline_data > WOOKIE_MAX_INLINE)
 		return -EINVAL;
-	if (!init->srq && (cap->max_recv_wr > WOOKIE_MAX_QP_WR ||
-			   cap->max_recv_sge > WOOKIE_MAX_SGE))
+	if (wookie_qp_has_rq(init) && (cap->max_recv_wr > WOOKIE_MAX_QP_WR ||
+				       cap->max_recv_sge > WOOKIE_MAX_SGE))
 		return -EINVAL;
 	return 0;
 }
@@ -167,6 +191,14 @@ static int wookie_qp_alloc_rings(struct wookie_qp *qp,
 	u32 entries, stride;
 	int err;
 
+	/* Created by ib_core for a user: charged to that process all the same. */
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		memset(cap, 0, sizeof(*cap));
+		qp->resp.rd_atomic = kcalloc(WOOKIE_MAX_RD_ATOMIC,
+					     sizeof(*qp->resp.rd_atomic),
+					     WOOKIE_GFP_UOBJ);
+		return qp->resp.rd_atomic ? 0 : -ENOMEM;
+	}
 	entries = wookie_ring_entries(max(cap->max_send_wr, 1u));
 	stride = wookie_sq_stride(cap->max_send_sge, cap->max_inline_data);
 	if (!entries || !stride)
@@ -201,7 +233,7 @@ static int wookie_qp_alloc_rings(struct wookie_qp *qp,
 	cap->max_send_sge = qp->sq_limits.max_sge;
 	cap->max_inline_data = qp->sq_limits.max_inline;
 
-	if (init->srq) {
+	if (!wookie_qp_has_rq(init)) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 		return 0;
@@ -276,8 +308,14 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_limits.kind = qp->kind;
 	qp->sq_limits.kernel = !udata;
 	qp->srq = init->srq ? to_wookie_srq(init->srq) : NULL;
-	qp->send_cq = to_wookie_cq(init->send_cq);
-	qp->recv_cq = to_wookie_cq(init->recv_cq);
+	qp->send_cq = init->send_cq ? to_wookie_cq(init->send_cq) : NULL;
+	qp->recv_cq = init->recv_cq ? to_wookie_cq(init->recv_cq) : NULL;
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		qp->send_cq = NULL;
+		qp->recv_cq = NULL;
+		qp->srq = NULL;
+		qp->xrcd = init->xrcd;
+	}
 	qp->path_mtu = IB_MTU_1024;
 	qp->mtu_bytes = ib_mtu_enum_to_int(qp->path_mtu);
 	qp->max_rd_atomic = 1;
@@ -303,7 +341,7 @@ int wookie_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata) {
 		wookie_ring_info(&qp->sq, &resp.sq);
-		if (!qp->srq)
+		if (qp->rq.hdr)
 			wookie_ring_info(&qp->rq, &resp.rq);
 		resp.qp_num = qpn;
 		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
@@ -386,8 +424,10 @@ static void wookie_qp_reset(struct wookie_qp *qp)
 	qp->sq_draining = false;
 	qp->last_wqe_reached = false;
 	/* User space cleans its CQs itself (the provider on RESET). */
-	wookie_cq_discard_qp(qp->send_cq, qp->ibqp.qp_num);
-	wookie_cq_discard_qp(qp->recv_cq, qp->ibqp.qp_num);
+	if (qp->send_cq)
+		wookie_cq_discard_qp(qp->send_cq, qp->ibqp.qp_num);
+	if (qp->recv_cq)
+		wookie_cq_discard_qp(qp->recv_cq, qp->ibqp.qp_num);
 }
 
 static int wookie_check_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
@@ -658,7 +698,7 @@ int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.num_entries;
 	attr->cap.max_send_sge = qp->sq_limits.max_sge;
 	attr->cap.max_inline_data = qp->sq_limits.max_inline;
-	if (!qp->srq) {
+	if (qp->rq.hdr) {
 		attr->cap.max_recv_wr = qp->rq.num_entries;
 		attr->cap.max_recv_sge = qp->rq_max_sge;
 	}
@@ -681,6 +721,7 @@ int wookie_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = qp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;
@@ -702,7 +743,7 @@ static void wookie_qp_send_posted(struct wookie_qp *qp)
 	u32 start = READ_ONCE(qp->req.index), index;
 	unsigned int stalled = 0;
 
-	if (qp->kind == WOOKIE_QP_KIND_RC)
+	if (wookie_kind_reliable(qp->kind))
 		return;
 	for (;;) {
 		index = READ_ONCE(qp->req.index);
@@ -752,8 +793,9 @@ int wookie_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * handlers see its completions, before ib_core frees the QP.
 	 */
 	wookie_upcall_stop(wdev, &qp->upcall, true);
-	wookie_cq_upcall_flush(qp->send_cq);
-	if (qp->recv_cq != qp->send_cq)
+	if (qp->send_cq)
+		wookie_cq_upcall_flush(qp->send_cq);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
 		wookie_cq_upcall_flush(qp->recv_cq);
 
 	wookie_qp_free_rings(qp);
@@ -880,7 +922,7 @@ int wookie_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 
 	state = READ_ONCE(qp->state);
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	if (!sq->hdr || state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
 		return -EINVAL;
@@ -915,7 +957,7 @@ int wookie_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	if (qp->srq) {
+	if (!qp->rq.hdr) {
 		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;

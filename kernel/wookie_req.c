@@ -107,7 +107,7 @@ void wookie_req_pin_av(struct wookie_qp *qp, u32 ah_num,
  */
 static int wookie_req_local_error(struct wookie_qp *qp)
 {
-	if (qp->kind == WOOKIE_QP_KIND_RC)
+	if (wookie_kind_reliable(qp->kind))
 		wookie_qp_error(qp, 0);
 	else
 		wookie_qp_sq_error(qp);
@@ -195,6 +195,8 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	h.bth.opcode = wookie_transport_of(qp->kind) | op;
 	h.bth.psn = qp->req.psn;
 	h.bth.dest_qp = qp->dest_qp_num;
+	/* Written only on XRC, whose WQEs alone may carry one. */
+	h.xrc_srqn = sqe->xrc_srqn;
 	if (last && (sqe->flags & WOOKIE_WQE_SOLICITED))
 		h.bth.solicited = true;
 	/*
@@ -202,7 +204,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	 * packets, and for the packet that fills the send window: the
 	 * requester waits for that one.
 	 */
-	if (qp->kind == WOOKIE_QP_KIND_RC)
+	if (wookie_kind_reliable(qp->kind))
 		h.bth.ack_req = last ||
 			(wookie_psn_diff(qp->req.psn, wqe->first_psn) %
 			 WOOKIE_ACK_REQ_EVERY) == WOOKIE_ACK_REQ_EVERY - 1 ||
@@ -265,7 +267,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		wqe->last_psn = h.bth.psn;
 		qp->req.index++;
 		/* Unreliable: done once it is sent. */
-		if (qp->kind == WOOKIE_QP_KIND_RC)
+		if (wookie_kind_reliable(qp->kind))
 			wqe->state = WOOKIE_WQE_SENT;
 		else
 			wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
@@ -293,19 +295,21 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 	h.bth.psn = qp->req.psn;
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.ack_req = true;
+	h.xrc_srqn = sqe->xrc_srqn;
 	if (sqe->opcode == WOOKIE_WR_RDMA_READ) {
 		u64 end = wookie_read_part_end(qp, wqe->total_len,
 					       wqe->done_bytes);
 		u64 len = end - wqe->done_bytes;
 
-		h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_READ_REQUEST;
+		h.bth.opcode = wookie_transport_of(qp->kind) |
+			       WOOKIE_OP_READ_REQUEST;
 		h.reth.va = sqe->rdma.remote_addr + wqe->done_bytes;
 		h.reth.rkey = sqe->rdma.rkey;
 		h.reth.dma_len = len;
 		npkts = wookie_num_packets(len, qp->mtu_bytes);
 		wqe->asked_bytes = end;
 	} else {
-		h.bth.opcode = WOOKIE_TRANSPORT_RC |
+		h.bth.opcode = wookie_transport_of(qp->kind) |
 			(sqe->opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ?
 			 WOOKIE_OP_CMP_SWAP : WOOKIE_OP_FETCH_ADD);
 		h.atomic.va = sqe->atomic.remote_addr;
@@ -372,7 +376,7 @@ static void wookie_req_arm_timer(struct wookie_qp *qp, bool idle)
 	u64 usec = wookie_ack_timeout_usec(qp->timeout);
 	ktime_t due;
 
-	if (qp->kind != WOOKIE_QP_KIND_RC || !usec)
+	if (!wookie_kind_reliable(qp->kind) || !usec)
 		return;
 	if (idle)
 		qp->comp.last_progress = ktime_get();
@@ -413,7 +417,8 @@ bool wookie_requester(struct wookie_qp *qp)
 	int err;
 
 	qp->req.drained = false;
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+	/* An XRC target has no SQ. */
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) || !qp->sq.hdr)
 		return true;
 	if (qp->req.rnr_wait) {
 		/* The timer may have fired for an earlier expiry: wait on. */
@@ -468,7 +473,7 @@ bool wookie_requester(struct wookie_qp *qp)
 			budget--;
 			continue;
 		}
-		if (qp->kind == WOOKIE_QP_KIND_RC &&
+		if (wookie_kind_reliable(qp->kind) &&
 		    !wookie_window_open(&qp->req.window, qp->req.psn,
 					qp->comp.psn))
 			break;

@@ -75,6 +75,66 @@ static bool resp_state_ok(struct wookie_qp *qp)
 	}
 }
 
+/* ---- XRC targets: the SRQ a request names ---- */
+
+/*
+ * XRC SRQ @srqn if it is in the target's XRC domain, with a reference; a
+ * number may have been reused by an SRQ of another domain meanwhile.
+ */
+static struct wookie_srq *resp_xrc_srq_get(struct wookie_qp *qp, u32 srqn)
+{
+	struct wookie_srq *srq = wookie_xrc_srq_get(resp_wdev(qp), srqn);
+
+	if (srq && srq->ibsrq.ext.xrc.xrcd != qp->xrcd) {
+		wookie_srq_put(srq);
+		srq = NULL;
+	}
+	return srq;
+}
+
+/*
+ * The receive queue of a request: the QP's SRQ, or on an XRC target the
+ * SRQ its XRCETH named (NULL if unusable); NULL for the QP's own RQ.
+ */
+static struct wookie_srq *resp_srq(struct wookie_qp *qp)
+{
+	return qp->kind == WOOKIE_QP_KIND_XRC_TGT ? qp->resp.xrc_srq : qp->srq;
+}
+
+/*
+ * The PD that R_Keys are checked in: an XRC target has none of its own
+ * and uses its SRQ's (IBTA 14.2.4); no SRQ, no PD, and no key matches.
+ */
+static struct ib_pd *resp_pd(struct wookie_qp *qp)
+{
+	if (qp->kind != WOOKIE_QP_KIND_XRC_TGT)
+		return qp->ibqp.pd;
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ibsrq.pd : NULL;
+}
+
+/*
+ * Post a receive CQE: to the receive CQ, or on an XRC target to the CQ
+ * of the SRQ the WQE came from, unless that SRQ has gone since.
+ */
+static int resp_cq_post(struct wookie_qp *qp, struct wookie_cqe *cqe,
+			bool solicited)
+{
+	struct wookie_srq *srq = qp->resp.xrc_srq;
+	int err;
+
+	if (qp->kind != WOOKIE_QP_KIND_XRC_TGT)
+		return resp_cq_post(qp, cqe, solicited);
+	if (srq && srq->ibsrq.ext.xrc.srq_num == qp->resp.rqe_srqn)
+		return wookie_cq_post(to_wookie_cq(srq->ibsrq.ext.cq), cqe,
+				      solicited);
+	srq = resp_xrc_srq_get(qp, qp->resp.rqe_srqn);
+	if (!srq)
+		return 0;
+	err = wookie_cq_post(to_wookie_cq(srq->ibsrq.ext.cq), cqe, solicited);
+	wookie_srq_put(srq);
+	return err;
+}
+
 /* ---- Packets the responder sends ---- */
 
 static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn,
@@ -83,7 +143,8 @@ static void resp_xmit_ack(struct wookie_qp *qp, u8 syndrome, u32 psn,
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
 
-	h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_ACKNOWLEDGE;
+	h.bth.opcode = wookie_transport_of(qp->kind) |
+		       WOOKIE_OP_ACKNOWLEDGE;
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.psn = psn & WOOKIE_PSN_MASK;
 	h.aeth.syndrome = syndrome;
@@ -142,7 +203,8 @@ static void resp_send_atomic_ack(struct wookie_qp *qp, u32 psn, u64 orig)
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
 
-	h.bth.opcode = WOOKIE_TRANSPORT_RC | WOOKIE_OP_ATOMIC_ACKNOWLEDGE;
+	h.bth.opcode = wookie_transport_of(qp->kind) |
+		       WOOKIE_OP_ATOMIC_ACKNOWLEDGE;
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.psn = psn;
 	h.aeth.syndrome = RESP_AETH_ACK;
@@ -167,13 +229,37 @@ static u8 resp_read_opcode(bool first, bool last)
 }
 
 /*
+ * The MR a READ response reads, checked again: the QP's PD, or on an XRC
+ * target the PD of the SRQ the request named, looked up again as the
+ * responses may go out after it was handled.
+ */
+static struct wookie_mr *resp_read_mr(struct wookie_qp *qp,
+				      const struct wookie_rd_atomic *res,
+				      u64 va, u32 len)
+{
+	struct wookie_srq *srq;
+	struct wookie_mr *mr;
+
+	if (qp->kind != WOOKIE_QP_KIND_XRC_TGT)
+		return wookie_mem_get(resp_wdev(qp), res->rkey, qp->ibqp.pd,
+				      qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_READ,
+				      va, len);
+	srq = resp_xrc_srq_get(qp, res->xrc_srqn);
+	if (!srq)
+		return ERR_PTR(-EINVAL);
+	mr = wookie_mem_get(resp_wdev(qp), res->rkey, srq->ibsrq.pd,
+			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_READ, va, len);
+	wookie_srq_put(srq);
+	return mr;
+}
+
+/*
  * Send up to @budget responses of the READ in resp.read_cur.  Returns true
  * when none remains (done, or given up on an error that ends the QP).
  */
 static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 {
 	struct wookie_resp *resp = &qp->resp;
-	struct wookie_dev *wdev = resp_wdev(qp);
 
 	if (resp->read_cur)
 		wookie_resp_flush_ack(qp);
@@ -188,7 +274,7 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		struct wookie_mr *mr;
 		bool by_ref;
 
-		h.bth.opcode = WOOKIE_TRANSPORT_RC |
+		h.bth.opcode = wookie_transport_of(qp->kind) |
 			       resp_read_opcode(!resp->read_sent, last);
 		h.bth.dest_qp = qp->dest_qp_num;
 		h.bth.psn = resp->read_psn;
@@ -198,9 +284,7 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		mr = NULL;
 		if (len) {
 			/* The MR may have gone since the request was checked. */
-			mr = wookie_mem_get(wdev, res->rkey, qp->ibqp.pd,
-					    qp->ibqp.qp_num,
-					    WOOKIE_MEM_REMOTE_READ, va, len);
+			mr = resp_read_mr(qp, res, va, len);
 			if (IS_ERR(mr)) {
 				resp->read_cur = NULL;
 				resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR,
@@ -292,16 +376,23 @@ static enum resp_res resp_recv_error(struct wookie_qp *qp,
 static enum resp_res resp_get_rqe(struct wookie_qp *qp)
 {
 	struct wookie_resp *resp = &qp->resp;
+	struct wookie_srq *srq = resp_srq(qp);
 	int err;
 
 	/* UC keeps the WQE of a dropped message for the next one. */
 	if (resp->have_rqe)
 		return RESP_OK;
-	if (qp->srq)
-		err = wookie_srq_pop(qp->srq, &resp->rqe);
-	else
+	/* An XRC target without its SRQ: resp_check_access() refused. */
+	if (!srq && qp->kind == WOOKIE_QP_KIND_XRC_TGT)
+		return RESP_ERR_FATAL;
+	if (srq) {
+		err = wookie_srq_pop(srq, &resp->rqe);
+		if (qp->kind == WOOKIE_QP_KIND_XRC_TGT)
+			resp->rqe_srqn = srq->ibsrq.ext.xrc.srq_num;
+	} else {
 		err = wookie_rq_pop(&qp->rq, &qp->rq_consumer, qp->rq_max_sge,
 				    &resp->rqe);
+	}
 	if (err == -ENOENT)
 		return RESP_RNR;
 	if (err)
@@ -314,7 +405,9 @@ static enum resp_res resp_get_rqe(struct wookie_qp *qp)
 /* Receive buffers posted to an SRQ belong to the SRQ's PD (as siw). */
 static struct ib_pd *resp_recv_pd(struct wookie_qp *qp)
 {
-	return qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
+	struct wookie_srq *srq = resp_srq(qp);
+
+	return srq ? srq->ibsrq.pd : resp_pd(qp);
 }
 
 /*
@@ -347,7 +440,7 @@ static void resp_flush_one(struct wookie_qp *qp, u64 wr_id, int *err)
 	struct wookie_cqe cqe;
 
 	resp_cqe_init(qp, &cqe, wr_id, IB_WC_WR_FLUSH_ERR);
-	*err = wookie_cq_post(qp->recv_cq, &cqe, false);
+	*err = resp_cq_post(qp, &cqe, false);
 }
 
 void wookie_flush_recv(struct wookie_qp *qp)
@@ -360,7 +453,7 @@ void wookie_flush_recv(struct wookie_qp *qp)
 		qp->resp.have_rqe = false;
 		resp_flush_one(qp, qp->resp.rqe.wr_id, &err);
 	}
-	if (qp->srq)
+	if (!qp->rq.hdr)
 		return;
 	/*
 	 * A full CQ is in error: later flush CQEs would be lost anyway.  At
@@ -434,7 +527,7 @@ static enum resp_res resp_read_check(struct wookie_qp *qp,
 	/* A zero-length READ names no memory: no R_Key check. */
 	if (!reth->dma_len)
 		return RESP_OK;
-	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, qp->ibqp.pd,
+	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, resp_pd(qp),
 			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_READ, reth->va,
 			    reth->dma_len);
 	if (IS_ERR(mr))
@@ -452,6 +545,8 @@ static void resp_read_start(struct wookie_qp *qp, struct wookie_rd_atomic *res,
 	res->rkey = reth->rkey;
 	res->va = reth->va;
 	res->length = reth->dma_len;
+	if (resp->xrc_srq)
+		res->xrc_srqn = resp->xrc_srq->ibsrq.ext.xrc.srq_num;
 	resp->read_cur = res;
 	resp->read_psn = psn;
 	resp->read_sent = 0;
@@ -650,6 +745,16 @@ static enum resp_res resp_check_access(struct wookie_qp *qp,
 	u32 flags = pkt->hdrs.flags;
 	int need = 0;
 
+	if (qp->kind == WOOKIE_QP_KIND_XRC_TGT) {
+		/* No such XRC SRQ in the target's domain: an access error. */
+		if (!qp->resp.xrc_srq)
+			return RESP_ERR_ACCESS;
+		/* A message goes to one SRQ. */
+		if (qp->resp.in_msg_flags && qp->resp.have_rqe &&
+		    qp->resp.rqe_srqn != pkt->hdrs.xrc_srqn)
+			return RESP_ERR_INVALID;
+	}
+
 	if (flags & WOOKIE_OPF_WRITE)
 		need = IB_ACCESS_REMOTE_WRITE;
 	else if (flags & WOOKIE_OPF_READ)
@@ -687,7 +792,8 @@ static enum resp_res resp_complete_send(struct wookie_qp *qp,
 	struct wookie_cqe cqe;
 
 	if (h->flags & WOOKIE_OPF_IETH)
-		status = wookie_remote_invalidate(qp, h->ieth_rkey);
+		status = wookie_remote_invalidate(qp, resp_pd(qp),
+						  h->ieth_rkey);
 	resp_cqe_init(qp, &cqe, resp->rqe.wr_id, status);
 	cqe.byte_len = resp->recv_bytes;
 	if (h->flags & WOOKIE_OPF_IMMDT) {
@@ -707,7 +813,7 @@ static enum resp_res resp_complete_send(struct wookie_qp *qp,
 		resp->err_cqe_pending = true;
 		return RESP_ERR_INV_RKEY;
 	}
-	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+	if (resp_cq_post(qp, &cqe, se))
 		return RESP_ERR_FATAL;
 	return RESP_OK;
 }
@@ -754,7 +860,7 @@ static enum resp_res resp_write_start(struct wookie_qp *qp,
 	/* A zero-length WRITE names no memory: no R_Key check. */
 	if (!reth->dma_len)
 		return RESP_OK;
-	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, qp->ibqp.pd,
+	mr = wookie_mem_get(resp_wdev(qp), reth->rkey, resp_pd(qp),
 			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_WRITE, reth->va,
 			    reth->dma_len);
 	if (IS_ERR(mr))
@@ -778,7 +884,7 @@ static enum resp_res resp_complete_write_imm(struct wookie_qp *qp,
 	if (se)
 		cqe.flags |= WOOKIE_CQE_SOLICITED;
 	qp->resp.have_rqe = false;
-	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+	if (resp_cq_post(qp, &cqe, se))
 		return RESP_ERR_FATAL;
 	return RESP_OK;
 }
@@ -812,7 +918,7 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 	if (len) {
 		/* Each packet rechecks: the MR may be gone since FIRST. */
 		mr = wookie_mem_get(resp_wdev(qp), resp->write_rkey,
-				    qp->ibqp.pd, qp->ibqp.qp_num,
+				    resp_pd(qp), qp->ibqp.qp_num,
 				    WOOKIE_MEM_REMOTE_WRITE, resp->write_va,
 				    len);
 		if (IS_ERR(mr))
@@ -871,7 +977,7 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 
 	if (!resp->rd_atomic || ae->va & 7)
 		return RESP_ERR_INVALID;
-	mr = wookie_mem_get(wdev, ae->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+	mr = wookie_mem_get(wdev, ae->rkey, resp_pd(qp), qp->ibqp.qp_num,
 			    WOOKIE_MEM_REMOTE_ATOMIC, ae->va, sizeof(u64));
 	if (IS_ERR(mr))
 		return RESP_ERR_ACCESS;
@@ -885,6 +991,7 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 
 	res = resp_new_res(qp);
 	res->is_atomic = true;
+	res->xrc_srqn = h->xrc_srqn;
 	res->first_psn = h->bth.psn;
 	res->last_psn = h->bth.psn;
 	res->rkey = ae->rkey;
@@ -905,7 +1012,7 @@ static enum resp_res resp_execute(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		return resp_execute_send(qp, pkt);
 	if (flags & WOOKIE_OPF_WRITE)
 		return resp_execute_write(qp, pkt);
-	if (qp->kind != WOOKIE_QP_KIND_RC)
+	if (!wookie_kind_reliable(qp->kind))
 		return RESP_DROP;
 	if (flags & WOOKIE_OPF_READ)
 		return resp_execute_read(qp, pkt);
@@ -922,7 +1029,7 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	if (!(pkt->hdrs.flags & (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE)))
 		return;
 	qp->resp.psn = wookie_psn_add(bth->psn, 1);
-	if (qp->kind != WOOKIE_QP_KIND_RC)
+	if (!wookie_kind_reliable(qp->kind))
 		return;
 	qp->resp.ack_held++;
 	if (bth->ack_req)
@@ -992,7 +1099,7 @@ static void resp_fail_state(struct wookie_qp *qp, struct wookie_pkt *pkt,
 {
 	if (res == RESP_OK || res == RESP_DROP || res == RESP_KEPT)
 		return;
-	if (qp->kind == WOOKIE_QP_KIND_RC) {
+	if (wookie_kind_reliable(qp->kind)) {
 		resp_fail_rc(qp, pkt, res);
 		return;
 	}
@@ -1024,7 +1131,7 @@ static void resp_fail(struct wookie_qp *qp, struct wookie_pkt *pkt,
 	if (!qp->resp.err_cqe_pending)
 		return;
 	qp->resp.err_cqe_pending = false;
-	if (wookie_cq_post(qp->recv_cq, &qp->resp.err_cqe, false))
+	if (resp_cq_post(qp, &qp->resp.err_cqe, false))
 		wookie_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
@@ -1120,7 +1227,7 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	if (se)
 		cqe.flags |= WOOKIE_CQE_SOLICITED;
 	resp->have_rqe = false;
-	if (wookie_cq_post(qp->recv_cq, &cqe, se))
+	if (resp_cq_post(qp, &cqe, se))
 		return RESP_ERR_FATAL;
 	return RESP_OK;
 }
@@ -1144,6 +1251,9 @@ static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	enum resp_res res;
 
+	/* Held while this request is handled, not longer: see wookie_srq. */
+	if (qp->kind == WOOKIE_QP_KIND_XRC_TGT)
+		qp->resp.xrc_srq = resp_xrc_srq_get(qp, pkt->hdrs.xrc_srqn);
 	res = resp_check_psn(qp, pkt);
 	if (res == RESP_OK)
 		res = resp_check_op_seq(qp, pkt);
@@ -1157,6 +1267,10 @@ static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		resp_acknowledge(qp, pkt);
 	else
 		resp_fail(qp, pkt, res);
+	if (qp->resp.xrc_srq) {
+		wookie_srq_put(qp->resp.xrc_srq);
+		qp->resp.xrc_srq = NULL;
+	}
 	return res == RESP_KEPT;
 }
 
@@ -1238,7 +1352,7 @@ void wookie_resp_ooo_check(struct wookie_qp *qp)
 /* An RC READ request for PSNs already executed: a retry. */
 static bool resp_read_retry(struct wookie_qp *qp, const struct wookie_pkt *pkt)
 {
-	return qp->kind == WOOKIE_QP_KIND_RC &&
+	return wookie_kind_reliable(qp->kind) &&
 	       (pkt->hdrs.flags & WOOKIE_OPF_READ) &&
 	       (pkt->hdrs.flags & WOOKIE_OPF_REQUEST) &&
 	       wookie_psn_diff(pkt->hdrs.bth.psn, qp->resp.psn) < 0;

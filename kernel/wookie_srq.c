@@ -84,6 +84,26 @@ static void wookie_srq_upcall(struct wookie_upcall *up, unsigned int bit)
 	wookie_srq_limit_event(container_of(up, struct wookie_srq, upcall));
 }
 
+struct wookie_srq *wookie_xrc_srq_get(struct wookie_dev *wdev, u32 srqn)
+{
+	struct wookie_srq *srq;
+	unsigned long flags;
+
+	/* Under xa_lock so destroy, which erases first, never races us. */
+	xa_lock_irqsave(&wdev->xrc_srqs, flags);
+	srq = xa_load(&wdev->xrc_srqs, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->refcount))
+		srq = NULL;
+	xa_unlock_irqrestore(&wdev->xrc_srqs, flags);
+	return srq;
+}
+
+void wookie_srq_put(struct wookie_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refcount))
+		complete(&srq->released);
+}
+
 int wookie_srq_pop(struct wookie_srq *srq, struct wookie_recv_wqe *out)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
@@ -186,11 +206,15 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
 	struct ib_srq_attr *attr = &init->attr;
 	struct wookie_create_srq_resp resp = {};
-	u32 num_entries, stride;
+	u32 num_entries, stride, srqn;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	/* ib_core has set ext.cq and ext.xrc.xrcd from @init already. */
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.cq || !init->ext.xrc.xrcd))
+		return -EINVAL;
 	if (attr->max_wr < 1 || attr->max_wr > WOOKIE_MAX_SRQ_WR ||
 	    attr->max_sge < 1 || attr->max_sge > WOOKIE_MAX_SGE ||
 	    attr->srq_limit > attr->max_wr)
@@ -214,6 +238,8 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	spin_lock_init(&srq->lock);
 	mutex_init(&srq->resize_lock);
+	refcount_set(&srq->refcount, 1);
+	init_completion(&srq->released);
 	srq->user = !!udata;
 	wookie_upcall_init(&srq->upcall, wookie_srq_upcall);
 	srq->consumer = 0;
@@ -224,16 +250,30 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		goto err_count;
 
+	/* Numbered first, published last: requests may name it at once. */
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = xa_alloc_cyclic_irq(&wdev->xrc_srqs, &srqn, NULL,
+					  XA_LIMIT(1, WOOKIE_MAX_XRC_SRQN),
+					  &wdev->next_xrc_srqn, GFP_KERNEL);
+		if (err < 0)
+			goto err_ring;
+		ibsrq->ext.xrc.srq_num = srqn;
+	}
 	if (udata) {
 		wookie_ring_info(&srq->ring, &resp.srq);
 		err = wookie_mmap_resp(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_ring;
+			goto err_srqn;
 	}
+	if (init->srq_type == IB_SRQT_XRC)
+		xa_store_irq(&wdev->xrc_srqs, srqn, srq, GFP_KERNEL);
 	attr->max_wr = num_entries;
 	attr->max_sge = srq->max_sge;
 	return 0;
 
+err_srqn:
+	if (init->srq_type == IB_SRQT_XRC)
+		xa_erase_irq(&wdev->xrc_srqs, srqn);
 err_ring:
 	wookie_ring_free(&srq->ring);
 err_count:
@@ -397,12 +437,21 @@ int wookie_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-/* ib_core refuses while QPs use the SRQ: no responder takes WQEs now. */
+/*
+ * ib_core refuses while QPs use the SRQ, and XRC targets hold it only
+ * while they handle a request: no responder takes WQEs once this waited.
+ */
 int wookie_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct wookie_dev *wdev = to_wookie_dev(ibsrq->device);
 	struct wookie_srq *srq = to_wookie_srq(ibsrq);
 
+	/* XRC targets look it up per request: no new lookup, none in use. */
+	if (ibsrq->srq_type == IB_SRQT_XRC) {
+		xa_erase_irq(&wdev->xrc_srqs, ibsrq->ext.xrc.srq_num);
+		wookie_srq_put(srq);
+		wait_for_completion(&srq->released);
+	}
 	/* No event after destroy returns (none pending for a user SRQ). */
 	wookie_upcall_stop(wdev, &srq->upcall, false);
 	wookie_ring_free(&srq->ring);

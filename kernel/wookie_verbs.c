@@ -137,3 +137,24 @@ int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	atomic_dec(&wdev->num_pd);
 	return 0;
 }
+
+/*
+ * An XRC domain is only a name that XRC SRQs and targets share: ib_core
+ * keeps its targets and users, nothing here but the count.
+ */
+int wookie_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibxrcd->device);
+
+	if (atomic_inc_return(&wdev->num_xrcd) > WOOKIE_MAX_XRCD) {
+		atomic_dec(&wdev->num_xrcd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int wookie_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	atomic_dec(&to_wookie_dev(ibxrcd->device)->num_xrcd);
+	return 0;
+}

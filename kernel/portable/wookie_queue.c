@@ -54,21 +54,25 @@ static bool wookie_sq_opcode_ok(const struct wookie_sq_limits *lim,
 	case WOOKIE_WR_SEND_WITH_IMM:
 		return lim->kind == WOOKIE_QP_KIND_RC ||
 		       lim->kind == WOOKIE_QP_KIND_UC ||
-		       lim->kind == WOOKIE_QP_KIND_UD;
+		       lim->kind == WOOKIE_QP_KIND_UD ||
+		       lim->kind == WOOKIE_QP_KIND_XRC_INI;
 	case WOOKIE_WR_RDMA_WRITE:
 	case WOOKIE_WR_RDMA_WRITE_WITH_IMM:
 	case WOOKIE_WR_LOCAL_INV:
 	case WOOKIE_WR_BIND_MW:
 		return lim->kind == WOOKIE_QP_KIND_RC ||
-		       lim->kind == WOOKIE_QP_KIND_UC;
+		       lim->kind == WOOKIE_QP_KIND_UC ||
+		       lim->kind == WOOKIE_QP_KIND_XRC_INI;
 	case WOOKIE_WR_SEND_WITH_INV:
 	case WOOKIE_WR_RDMA_READ:
 	case WOOKIE_WR_ATOMIC_CMP_AND_SWP:
 	case WOOKIE_WR_ATOMIC_FETCH_AND_ADD:
-		return lim->kind == WOOKIE_QP_KIND_RC;
+		return lim->kind == WOOKIE_QP_KIND_RC ||
+		       lim->kind == WOOKIE_QP_KIND_XRC_INI;
 	case WOOKIE_WR_REG_MR:
 		return lim->kernel && (lim->kind == WOOKIE_QP_KIND_RC ||
-				       lim->kind == WOOKIE_QP_KIND_UC);
+				       lim->kind == WOOKIE_QP_KIND_UC ||
+				       lim->kind == WOOKIE_QP_KIND_XRC_INI);
 	default:
 		return false;
 	}
@@ -103,7 +107,10 @@ int wookie_sqe_check(const struct wookie_sqe *wqe,
 
 	if (!wookie_sq_opcode_ok(lim, wqe->opcode))
 		return -EINVAL;
-	if ((wqe->flags & ~WOOKIE_WQE_KNOWN_FLAGS) || wqe->reserved)
+	if (wqe->flags & ~WOOKIE_WQE_KNOWN_FLAGS)
+		return -EINVAL;
+	if (lim->kind == WOOKIE_QP_KIND_XRC_INI ?
+	    wqe->xrc_srqn > WOOKIE_XRC_SRQN_MASK : wqe->xrc_srqn != 0)
 		return -EINVAL;
 
 	/* Per opcode: the union member it uses, and what it may carry. */

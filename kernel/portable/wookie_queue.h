@@ -75,7 +75,21 @@ enum wookie_qp_kind {
 	WOOKIE_QP_KIND_RC,
 	WOOKIE_QP_KIND_UC,
 	WOOKIE_QP_KIND_UD,
+	/* XRC initiator: RC's requester and completer, no receive side. */
+	WOOKIE_QP_KIND_XRC_INI,
+	/* XRC target: RC's responder only, receiving into XRC SRQs. */
+	WOOKIE_QP_KIND_XRC_TGT,
 };
+
+/* The XRCETH's SRQ number is 24 bits. */
+#define WOOKIE_XRC_SRQN_MASK 0xffffffu
+
+/* Kinds that acknowledge and retransmit: RC and both XRC halves. */
+static inline bool wookie_kind_reliable(enum wookie_qp_kind kind)
+{
+	return kind == WOOKIE_QP_KIND_RC || kind == WOOKIE_QP_KIND_XRC_INI ||
+	       kind == WOOKIE_QP_KIND_XRC_TGT;
+}
 
 /* What a send queue was created with. */
 struct wookie_sq_limits {
@@ -93,8 +107,9 @@ struct wookie_sq_limits {
  *   -EINVAL    malformed: unknown opcode or one the QP type cannot post,
  *              unknown flags, num_sge above the limit, inline data above
  *              the limit or on an opcode without payload, nonzero
- *              reserved fields, an atomic whose one SGE is not 8 bytes
- *              (LOC_QP_OP_ERR)
+ *              reserved fields, an XRC SRQ number on a QP that is not an
+ *              XRC initiator or above 24 bits, an atomic whose one SGE is
+ *              not 8 bytes (LOC_QP_OP_ERR)
  *   -EMSGSIZE  the SGE lengths add up to more than 2^31 bytes, or a UD
  *              message above @mtu (LOC_LEN_ERR)
  */

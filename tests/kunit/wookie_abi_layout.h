@@ -101,7 +101,7 @@ static const struct wookie_abi_field wookie_abi_fields[] = {
 	WOOKIE_ABI_FIELD(wookie_sqe, 10, 2, num_sge),
 	WOOKIE_ABI_FIELD(wookie_sqe, 12, 4, ex),
 	WOOKIE_ABI_FIELD(wookie_sqe, 16, 4, inline_len),
-	WOOKIE_ABI_FIELD(wookie_sqe, 20, 4, reserved),
+	WOOKIE_ABI_FIELD(wookie_sqe, 20, 4, xrc_srqn),
 	WOOKIE_ABI_FIELD(wookie_sqe, 24, 40, raw),
 
 	WOOKIE_ABI_VIEW_HEAD(wookie_sqe_rdma, wookie_sqe, 24, rdma),

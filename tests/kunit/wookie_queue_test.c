@@ -183,6 +183,10 @@ static const struct queue_opcode_row queue_opcode_rows[] = {
 	  "uc kernel" },
 	{ WOOKIE_QP_KIND_UD, false, QUEUE_UD_OPS, "ud user" },
 	{ WOOKIE_QP_KIND_UD, true, QUEUE_UD_OPS, "ud kernel" },
+	{ WOOKIE_QP_KIND_XRC_INI, false, QUEUE_RC_OPS, "xrc initiator user" },
+	{ WOOKIE_QP_KIND_XRC_INI, true, QUEUE_RC_OPS | BIT(WOOKIE_WR_REG_MR),
+	  "xrc initiator kernel" },
+	{ WOOKIE_QP_KIND_XRC_TGT, false, 0, "xrc target" },
 };
 
 static void queue_row_desc(const struct queue_opcode_row *r, char *desc)
@@ -225,7 +229,7 @@ static void wookie_queue_unknown_kind(struct kunit *test)
 	u64 total;
 
 	queue_slot_init(test, &s, WOOKIE_QP_KIND_RC, 4, 64, true);
-	s.lim.kind = (enum wookie_qp_kind)3;
+	s.lim.kind = (enum wookie_qp_kind)0x7f;
 	for (op = 0; op < WOOKIE_WR_NUM_OPCODES; op++) {
 		queue_minimal(&s, op);
 		KUNIT_EXPECT_EQ(test, queue_check(&s, &total, QUEUE_MTU),
@@ -260,11 +264,20 @@ static void wookie_queue_reserved(struct kunit *test)
 
 	queue_slot_init(test, &s, WOOKIE_QP_KIND_RC, 4, 64, true);
 	queue_slot_init(test, &u, WOOKIE_QP_KIND_UD, 4, 64, false);
+	/* xrc_srqn: reserved but on an XRC initiator, 24 bits there. */
 	for (op = 0; op < WOOKIE_WR_NUM_OPCODES; op++) {
 		queue_minimal(&s, op);
-		s.wqe->reserved = 1;
+		s.wqe->xrc_srqn = 1;
 		KUNIT_EXPECT_EQ_MSG(test, queue_check(&s, &total, QUEUE_MTU),
 				    -EINVAL, "opcode %u", op);
+		s.lim.kind = WOOKIE_QP_KIND_XRC_INI;
+		s.wqe->xrc_srqn = WOOKIE_XRC_SRQN_MASK;
+		KUNIT_EXPECT_EQ_MSG(test, queue_check(&s, &total, QUEUE_MTU),
+				    0, "opcode %u", op);
+		s.wqe->xrc_srqn = WOOKIE_XRC_SRQN_MASK + 1;
+		KUNIT_EXPECT_EQ_MSG(test, queue_check(&s, &total, QUEUE_MTU),
+				    -EINVAL, "opcode %u", op);
+		s.lim.kind = WOOKIE_QP_KIND_RC;
 	}
 
 	queue_minimal(&s, WOOKIE_WR_RDMA_WRITE);

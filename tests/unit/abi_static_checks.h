@@ -62,7 +62,7 @@ WOOKIE_ASSERT_FIELD(wookie_sqe, 9, 1, flags);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 10, 2, num_sge);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 12, 4, ex);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 16, 4, inline_len);
-WOOKIE_ASSERT_FIELD(wookie_sqe, 20, 4, reserved);
+WOOKIE_ASSERT_FIELD(wookie_sqe, 20, 4, xrc_srqn);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 24, 40, raw);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 24, 16, rdma);
 WOOKIE_ASSERT_FIELD(wookie_sqe, 24, 8, rdma.remote_addr);

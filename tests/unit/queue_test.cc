@@ -211,6 +211,17 @@ const OpcodeRow kOpcodeRows[] = {
 	  B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) },
 	{ WOOKIE_QP_KIND_UD, false, B(SEND) | B(SEND_WITH_IMM) },
 	{ WOOKIE_QP_KIND_UD, true, B(SEND) | B(SEND_WITH_IMM) },
+	// An XRC initiator sends what RC sends; a target has no SQ.
+	{ WOOKIE_QP_KIND_XRC_INI, false,
+	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
+	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) },
+	{ WOOKIE_QP_KIND_XRC_INI, true,
+	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
+	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) },
+	{ WOOKIE_QP_KIND_XRC_TGT, false, 0 },
+	{ WOOKIE_QP_KIND_XRC_TGT, true, 0 },
 };
 
 #undef B
@@ -245,7 +256,7 @@ TEST(Queue, SqeOpcodeMatrix)
 
 TEST(Queue, SqeUnknownKind)
 {
-	wookie_sq_limits lim = Limits(static_cast<wookie_qp_kind>(3));
+	wookie_sq_limits lim = Limits(static_cast<wookie_qp_kind>(0x7f));
 	SqSlot s(lim);
 	__u64 total;
 
@@ -265,6 +276,30 @@ TEST(Queue, SqeOpcodeValues)
 }
 
 // --- Flags and reserved fields ------------------------------------------
+
+// An XRC initiator's WQE names a 24-bit XRC SRQ number, 0 included.
+TEST(Queue, SqeXrcSrqn)
+{
+	wookie_sq_limits ini = Limits(WOOKIE_QP_KIND_XRC_INI, 4, 64, true);
+	SqSlot s(ini);
+	__u64 total;
+
+	for (unsigned int op = 0; op < WOOKIE_WR_NUM_OPCODES; op++) {
+		SCOPED_TRACE(kOpNames[op]);
+		for (__u32 srqn : { 0u, 1u, 0x123456u, 0xffffffu }) {
+			Minimal(s, op);
+			s.wqe()->xrc_srqn = srqn;
+			EXPECT_EQ(Check(s, ini, &total), 0) << srqn;
+		}
+		for (__u32 srqn : { 0x1000000u, 0x80000000u, 0xffffffffu }) {
+			Minimal(s, op);
+			s.wqe()->xrc_srqn = srqn;
+			total = 0xdeadbeef;
+			EXPECT_EQ(Check(s, ini, &total), -EINVAL) << srqn;
+			EXPECT_EQ(total, 0xdeadbeefu);
+		}
+	}
+}
 
 TEST(Queue, SqeFlags)
 {
@@ -292,11 +327,15 @@ TEST(Queue, SqeReserved)
 	SqSlot s(rc), u(ud);
 	__u64 total;
 
+	// xrc_srqn is reserved on every QP but an XRC initiator.
 	for (unsigned int op = 0; op < WOOKIE_WR_NUM_OPCODES; op++) {
 		Minimal(s, op);
-		s.wqe()->reserved = 1;
+		s.wqe()->xrc_srqn = 1;
 		EXPECT_EQ(Check(s, rc, &total), -EINVAL) << kOpNames[op];
 	}
+	Minimal(u, WOOKIE_WR_SEND);
+	u.wqe()->xrc_srqn = 0x80000000;
+	EXPECT_EQ(Check(u, ud, &total), -EINVAL);
 
 	Minimal(s, WOOKIE_WR_RDMA_WRITE);
 	s.wqe()->rdma.reserved = 0x80000000;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 900
 #
-# The distro's ibv_{rc,uc,ud,srq}_pingpong (rdma-core 44, through the
+# The distro's ibv_{rc,uc,ud,srq,xsrq}_pingpong (rdma-core 44, through the
 # provider) between two processes on one device: server and client on the
 # same device and GID 1 (IPv4-mapped RoCEv2), each checking the data it
 # receives (-c).  Several sizes, including multi-packet messages (the
@@ -43,6 +43,13 @@ pair srq-1 $t ibv_srq_pingpong "${pp[@]}" -s 1 -n 50
 pair srq-4096 $t ibv_srq_pingpong "${pp[@]}" -s 4096 -n 50
 pair srq-65536 $t ibv_srq_pingpong "${pp[@]}" -s 65536 -n 10
 pair srq-4qp-events $t ibv_srq_pingpong "${pp[@]}" -s 4096 -n 50 -q 4 -e
+
+# XRC: an XRC domain, an XRC SRQ and XRC send/receive QPs on each side
+# (ibv_xsrq_pingpong has no data check; it checks every completion).
+xs=(-d "$RDMA_DEV" -g "$RDMA_GID")
+pair xsrq-1 $t ibv_xsrq_pingpong "${xs[@]}" -s 1 -n 100
+pair xsrq-65536 $t ibv_xsrq_pingpong "${xs[@]}" -s 65536 -n 20
+pair xsrq-events $t ibv_xsrq_pingpong "${xs[@]}" -s 4096 -n 50 -e
 
 ok "nothing left on $RDMA_DEV" wait_until $((10 * RDMA_SLOW)) rdma_no_objects "$RDMA_DEV"
 ok "delete $RDMA_DEV" rdma_del "$RDMA_DEV"

@@ -55,6 +55,7 @@ for family in ipv4 ipv6; do
 	xpair "$family-uc-4096" $t ibv_uc_pingpong -c -s 4096 -n 100
 	xpair "$family-ud-1024" $t ibv_ud_pingpong -c -s 1024 -n 100
 	xpair "$family-srq-4096" $t ibv_srq_pingpong -c -s 4096 -n 20 -q 4
+	xpair "$family-xsrq-4096" $t ibv_xsrq_pingpong -s 4096 -n 20
 
 	PAIR_ROWS='^ *[0-9]+ +[0-9]+ +[0-9.]+'
 	sizes=(-a)

@@ -154,7 +154,11 @@ struct wookie_sqe {
 	 */
 	__u32 ex;
 	__u32 inline_len;
-	__u32 reserved;
+	/*
+	 * XRC_SEND QPs: the XRC SRQ number at the target, below 2^24
+	 * (ibv_send_wr.qp_type.xrc.remote_srqn).  0 on other QPs.
+	 */
+	__u32 xrc_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;
