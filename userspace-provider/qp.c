@@ -52,6 +52,8 @@ static uint32_t wookie_qp_opcodes(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
+		/* XRC_SEND is RC's requester: the same operations. */
 		return WOOKIE_OPS_RC;
 	case IBV_QPT_UC:
 		return WOOKIE_OPS_UC;
@@ -200,11 +202,17 @@ static int wookie_sqe_from_wr(struct wookie_qp *qp, struct wookie_sqe *sqe,
 		return EINVAL;
 	if (type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (type == IBV_QPT_XRC_SEND &&
+	    wr->qp_type.xrc.remote_srqn > WOOKIE_XRC_SRQN_MAX)
+		return EINVAL;
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->wr_id = wr->wr_id;
 	sqe->opcode = op;
 	sqe->flags = wookie_wqe_flags(qp, wr->send_flags);
+	/* Every XRC WQE names its SRQ; the kernel wants 0 elsewhere. */
+	if (type == IBV_QPT_XRC_SEND)
+		sqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 
 	switch (op) {
 	case WOOKIE_WR_SEND_WITH_IMM:
@@ -305,7 +313,8 @@ int wookie_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool posted = false;
 	int ret = 0;
 
-	if (!wookie_sq_postable(ibqp)) {
+	/* An XRC_RECV QP has no SQ. */
+	if (!sq->hdr || !wookie_sq_postable(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -406,7 +415,7 @@ int wookie_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	bool flush;
 	int ret;
 
-	/* The QP receives through its SRQ, or is in RESET. */
+	/* The QP receives through an SRQ or XRC SRQs, or is in RESET. */
 	if (!qp->rq.hdr || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -721,6 +730,22 @@ static void wookie_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 	sqe->ud.remote_qkey = remote_qkey;
 }
 
+static void wookie_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp,
+				   uint32_t remote_srqn)
+{
+	struct wookie_qp *qp = to_wqp_ex(ibqp);
+	struct wookie_sqe *sqe = wookie_wr_cur(qp);
+
+	if (!sqe)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND ||
+	    remote_srqn > WOOKIE_XRC_SRQN_MAX) {
+		wookie_wr_fail(qp, EINVAL);
+		return;
+	}
+	sqe->xrc_srqn = remote_srqn;
+}
+
 static void wookie_wr_start(struct ibv_qp_ex *ibqp)
 {
 	struct wookie_qp *qp = to_wqp_ex(ibqp);
@@ -798,6 +823,7 @@ void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_set_inline_data = wookie_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = wookie_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = wookie_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = wookie_wr_set_xrc_srqn;
 	qpx->wr_start = wookie_wr_start;
 	qpx->wr_complete = wookie_wr_complete;
 	qpx->wr_abort = wookie_wr_abort;

@@ -281,6 +281,45 @@ int wookie_dealloc_mw(struct ibv_mw *mw)
 	return 0;
 }
 
+/* XRC domains are the kernel's alone: no driver data either way. */
+struct ibv_xrcd *wookie_open_xrcd(struct ibv_context *ibctx,
+				  struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int wookie_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = to_vxrcd(ibxrcd);
+	int ret;
+
+	/* EBUSY while an SRQ or QP of this handle uses it: keep it then. */
+	ret = ibv_cmd_close_xrcd(xrcd);
+	if (ret)
+		return ret;
+
+	free(xrcd);
+	return 0;
+}
+
 /* Map the CQ ring of a create or resize answer and start consuming it. */
 static int wookie_cq_map(struct wookie_cq *cq, struct ibv_context *ibctx,
 			 const struct wookie_ring_info *info)
@@ -440,6 +479,30 @@ int wookie_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/*
+ * After the create command: map the SRQ ring of the answer (XRC SRQs have
+ * the same ring as basic ones).  The SRQ is destroyed again on failure.
+ */
+static int wookie_srq_map(struct wookie_srq *srq, struct ibv_pd *pd,
+			  const struct wookie_create_srq_resp *resp,
+			  uint32_t max_sge)
+{
+	int ret;
+
+	srq->max_sge = max_sge;
+	ret = wookie_queue_map(pd->context, &srq->q, &resp->srq,
+			       WOOKIE_RQE_SIZE(srq->max_sge));
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		return ret;
+	}
+
+	srq->q.index = wookie_load_relaxed(&srq->q.hdr->producer);
+	pthread_spin_init(&srq->q.lock, PTHREAD_PROCESS_PRIVATE);
+	wookie_pd_use(pd, 1);
+	return 0;
+}
+
 struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
 				  struct ibv_srq_init_attr *attr)
 {
@@ -454,29 +517,98 @@ struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 
-	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 
 	/* attr->attr now holds what the kernel granted. */
-	srq->max_sge = attr->attr.max_sge;
-	ret = wookie_queue_map(pd->context, &srq->q, &resp.drv_payload.srq,
-			       WOOKIE_RQE_SIZE(srq->max_sge));
+	ret = wookie_srq_map(srq, pd, &resp.drv_payload, attr->attr.max_sge);
 	if (ret)
-		goto err_destroy;
+		goto err_free;
+	return &srq->vsrq.srq;
 
-	srq->q.index = wookie_load_relaxed(&srq->q.hdr->producer);
-	pthread_spin_init(&srq->q.lock, PTHREAD_PROCESS_PRIVATE);
-	wookie_pd_use(pd, 1);
-	return &srq->ibv_srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->ibv_srq);
 err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+enum {
+	WOOKIE_SRQ_INIT_ATTR_MASK = IBV_SRQ_INIT_ATTR_TYPE |
+				    IBV_SRQ_INIT_ATTR_PD |
+				    IBV_SRQ_INIT_ATTR_XRCD |
+				    IBV_SRQ_INIT_ATTR_CQ,
+};
+
+/*
+ * Basic and XRC SRQs (tag matching is not offered).  libibverbs follows
+ * the PD, XRCD and CQ pointers the mask names without looking: they are
+ * checked here.
+ */
+struct ibv_srq *wookie_create_srq_ex(struct ibv_context *ibctx,
+				     struct ibv_srq_init_attr_ex *attr)
+{
+	struct wookie_create_srq_resp_cmd resp = {};
+	struct ibv_srq_init_attr_ex a = *attr;
+	struct ibv_create_xsrq cmd = {};
+	struct wookie_srq *srq;
+	int ret;
+
+	if (!(a.comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
+		a.srq_type = IBV_SRQT_BASIC;
+	if ((a.comp_mask & ~(uint32_t)WOOKIE_SRQ_INIT_ATTR_MASK) ||
+	    (a.srq_type != IBV_SRQT_BASIC && a.srq_type != IBV_SRQT_XRC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(a.comp_mask & IBV_SRQ_INIT_ATTR_PD) || !a.pd ||
+	    a.pd->context != ibctx ||
+	    ((a.comp_mask & IBV_SRQ_INIT_ATTR_CQ) &&
+	     (!a.cq || a.cq->context != ibctx)) ||
+	    (a.srq_type == IBV_SRQT_XRC &&
+	     (!(a.comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !a.xrcd ||
+	      a.xrcd->context != ibctx ||
+	      !(a.comp_mask & IBV_SRQ_INIT_ATTR_CQ)))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, &a, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	attr->attr = a.attr;
+
+	/* ibv_create_srq() sets these; ibv_create_srq_ex() leaves them to us. */
+	srq->vsrq.srq.pd = a.pd;
+	srq->vsrq.srq.srq_context = a.srq_context;
+	srq->vsrq.srq.events_completed = 0;
+	ret = wookie_srq_map(srq, a.pd, &resp.drv_payload, a.attr.max_sge);
+	if (ret)
+		goto err_free;
+	return &srq->vsrq.srq;
+
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* Only an XRC SRQ has a number that a sender can name. */
+int wookie_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct wookie_srq *srq = to_wsrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 /*
@@ -489,7 +621,7 @@ static int wookie_srq_remap_locked(struct wookie_srq *srq)
 
 	if (srq->q.hdr)
 		return 0;
-	ret = wookie_queue_map(srq->ibv_srq.context, &srq->q, &srq->lost,
+	ret = wookie_queue_map(srq->vsrq.srq.context, &srq->q, &srq->lost,
 			       WOOKIE_RQE_SIZE(srq->max_sge));
 	if (!ret)
 		srq->q.index = srq->lost_index;
@@ -572,67 +704,118 @@ int wookie_destroy_srq(struct ibv_srq *ibsrq)
 	return 0;
 }
 
-static int wookie_check_qp_type(enum ibv_qp_type type)
+/*
+ * The QP types wookie offers, and what each must be created with.
+ * libibverbs follows the PD, CQ and XRCD pointers of a create without
+ * looking (a missing send CQ would be a NULL dereference there): they are
+ * checked here first.
+ */
+static int wookie_check_qp_init(struct ibv_context *ibctx,
+				const struct ibv_qp_init_attr_ex *attr)
 {
-	switch (type) {
+	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
+		break;
+	case IBV_QPT_XRC_RECV:
+		/* An XRC domain only: no PD, CQ, queue, send ops. */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    attr->xrcd->context != ibctx ||
+		    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+			return EINVAL;
 		return 0;
 	default:
 		return EOPNOTSUPP;
 	}
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ibctx || !attr->send_cq ||
+	    attr->send_cq->context != ibctx)
+		return EINVAL;
+	/* XRC_SEND has no receive side: its recv_cq is not looked at. */
+	if (attr->qp_type != IBV_QPT_XRC_SEND &&
+	    (!attr->recv_cq || attr->recv_cq->context != ibctx))
+		return EINVAL;
+	return 0;
+}
+
+static void wookie_qp_init_locks(struct wookie_qp *qp)
+{
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 }
 
 /*
- * Map the SQ and (without an SRQ) the RQ from the create answer; cap holds
- * the granted limits, which the strides must accommodate.
+ * After the create command: map the SQ and the RQ from the answer (no RQ
+ * with an SRQ or on XRC_SEND, where the kernel's rq is zero; nothing at all
+ * on XRC_RECV, whose answer the kernel never writes) and count the QP in
+ * its parent domain.  cap holds the granted limits, which the strides must
+ * accommodate.  The QP is destroyed again on failure.
  */
-static int wookie_qp_map(struct wookie_qp *qp, struct ibv_context *ibctx,
-			 const struct wookie_create_qp_resp *resp,
-			 const struct ibv_qp_cap *cap, bool has_srq,
-			 int sq_sig_all)
+static int wookie_qp_setup(struct wookie_qp *qp, struct ibv_context *ibctx,
+			   const struct wookie_create_qp_resp *resp,
+			   const struct ibv_qp_cap *cap, bool has_srq,
+			   int sq_sig_all)
 {
+	struct ibv_qp *ibqp = &qp->vqp.qp;
 	size_t sq_stride;
 	int ret;
 
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV)
+		goto out;
+
 	qp->sq_max_sge = cap->max_send_sge;
 	qp->sq_max_inline = cap->max_inline_data;
-	qp->rq_max_sge = has_srq ? 0 : cap->max_recv_sge;
 	qp->sq_sig_all = sq_sig_all;
-
 	sq_stride = WOOKIE_SQE_SIZE(qp->sq_max_sge);
 	if (sq_stride < sizeof(struct wookie_sqe) + qp->sq_max_inline)
 		sq_stride = sizeof(struct wookie_sqe) + qp->sq_max_inline;
 	ret = wookie_queue_map(ibctx, &qp->sq, &resp->sq, sq_stride);
 	if (ret)
-		return ret;
+		goto err_destroy;
 	qp->sq.index = wookie_load_relaxed(&qp->sq.hdr->producer);
 
-	if (!has_srq) {
+	if (!has_srq && ibqp->qp_type != IBV_QPT_XRC_SEND) {
+		qp->rq_max_sge = cap->max_recv_sge;
 		ret = wookie_queue_map(ibctx, &qp->rq, &resp->rq,
 				       WOOKIE_RQE_SIZE(qp->rq_max_sge));
 		if (ret) {
 			wookie_queue_unmap(&qp->sq);
-			return ret;
+			goto err_destroy;
 		}
 		qp->rq.index = wookie_load_relaxed(&qp->rq.hdr->producer);
 	}
-
-	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->pd = ibqp->pd;
+	wookie_pd_use(qp->pd, 1);
+out:
+	wookie_qp_init_locks(qp);
 	return 0;
+
+err_destroy:
+	ibv_cmd_destroy_qp(ibqp);
+	return ret;
 }
 
 struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
 				struct ibv_qp_init_attr *attr)
 {
+	struct ibv_qp_init_attr_ex check = {
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.qp_type = attr->qp_type,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
 	struct wookie_create_qp_resp_cmd resp = {};
 	struct ibv_create_qp cmd = {};
 	struct wookie_qp *qp;
 	int ret;
 
-	ret = wookie_check_qp_type(attr->qp_type);
+	/* XRC_RECV needs an XRC domain: ibv_create_qp_ex() only. */
+	ret = wookie_check_qp_init(pd->context, &check);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -649,15 +832,12 @@ struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	ret = wookie_qp_map(qp, pd->context, &resp.drv_payload, &attr->cap,
-			    attr->srq, attr->sq_sig_all);
+	ret = wookie_qp_setup(qp, pd->context, &resp.drv_payload, &attr->cap,
+			      attr->srq, attr->sq_sig_all);
 	if (ret)
-		goto err_destroy;
-	wookie_pd_use(qp->vqp.qp.pd, 1);
+		goto err_free;
 	return &qp->vqp.qp;
 
-err_destroy:
-	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
 	free(qp);
 	errno = ret;
@@ -695,8 +875,18 @@ static void wookie_qp_mark_ex(struct wookie_qp *qp)
 	}
 }
 
+/* Not an ibv_qp_ex: clear the poison, if it is wr_flush. */
+static void wookie_qp_unmark_ex(struct wookie_qp *qp)
+{
+	uint32_t *v44 = wookie_qp_v44_comp_mask(qp);
+
+	if (*v44 == WOOKIE_QP_MASK_POISON)
+		*v44 = 0;
+}
+
 enum {
 	WOOKIE_QP_INIT_ATTR_MASK = IBV_QP_INIT_ATTR_PD |
+				   IBV_QP_INIT_ATTR_XRCD |
 				   IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 };
@@ -708,15 +898,16 @@ struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 	struct ibv_create_qp_ex cmd = {};
 	bool send_ops = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	struct wookie_qp *qp;
-	int ret;
+	int ret = 0;
 
-	ret = wookie_check_qp_type(attr->qp_type);
-	if (!ret && ((attr->comp_mask & ~(uint32_t)WOOKIE_QP_INIT_ATTR_MASK) ||
-		     ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-		      attr->create_flags) ||
-		     (send_ops && (attr->send_ops_flags &
-				   ~wookie_qp_send_ops(attr->qp_type)))))
+	if ((attr->comp_mask & ~(uint32_t)WOOKIE_QP_INIT_ATTR_MASK) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
+	    (send_ops &&
+	     (attr->send_ops_flags & ~wookie_qp_send_ops(attr->qp_type))))
 		ret = EOPNOTSUPP;
+	if (!ret)
+		ret = wookie_check_qp_init(ibctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -737,22 +928,56 @@ struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 		wookie_qp_mark_ex(qp);
 		wookie_qp_init_send_ops(qp, attr->send_ops_flags);
 	} else {
-		*wookie_qp_v44_comp_mask(qp) = 0;
+		wookie_qp_unmark_ex(qp);
 	}
 
-	ret = wookie_qp_map(qp, ibctx, &resp.drv_payload, &attr->cap,
-			    attr->srq, attr->sq_sig_all);
+	ret = wookie_qp_setup(qp, ibctx, &resp.drv_payload, &attr->cap,
+			      attr->srq, attr->sq_sig_all);
 	if (ret)
-		goto err_destroy;
-	wookie_pd_use(qp->vqp.qp.pd, 1);
+		goto err_free;
 	return &qp->vqp.qp;
 
-err_destroy:
-	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_open_qp(): another handle on an XRC_RECV QP, from any context that
+ * has the QP's XRC domain open.  The kernel has no driver data for it: like
+ * the QP it stands for it has no rings, and no PD or CQ.
+ */
+struct ibv_qp *wookie_open_qp(struct ibv_context *ibctx,
+			      struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct wookie_qp *qp;
+	int ret;
+
+	/* libibverbs follows attr->xrcd without looking. */
+	if ((attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) &&
+	    (!attr->xrcd || attr->xrcd->context != ibctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	wookie_qp_init_locks(qp);
+	return &qp->vqp.qp;
 }
 
 /* RESET empties the rings: the kernel zeroes their indices, and so do we. */
@@ -773,15 +998,27 @@ int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!ret && (attr_mask & IBV_QP_STATE) &&
-	    attr->qp_state == IBV_QPS_RESET) {
-		wookie_queue_reset(&qp->sq);
-		wookie_queue_reset(&qp->rq);
+	if (ret || !(attr_mask & IBV_QP_STATE) ||
+	    attr->qp_state != IBV_QPS_RESET)
+		return ret;
+
+	/*
+	 * Drop the QP's completions not polled yet.  The CQ pointers of XRC
+	 * QPs are whatever the caller passed (libibverbs copies them), not
+	 * the QP's: XRC_SEND has no receive CQ, and XRC_RECV (created or
+	 * opened) no CQ at all; its receives complete on the CQs of the XRC
+	 * SRQs, which it does not know, and stay there (as on mlx5).
+	 */
+	wookie_queue_reset(&qp->sq);
+	wookie_queue_reset(&qp->rq);
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV)
+		return 0;
+	if (ibqp->send_cq)
 		wookie_cq_clean(to_wcq(ibqp->send_cq), ibqp->qp_num);
-		if (ibqp->recv_cq != ibqp->send_cq)
-			wookie_cq_clean(to_wcq(ibqp->recv_cq), ibqp->qp_num);
-	}
-	return ret;
+	if (ibqp->qp_type != IBV_QPT_XRC_SEND && ibqp->recv_cq &&
+	    ibqp->recv_cq != ibqp->send_cq)
+		wookie_cq_clean(to_wcq(ibqp->recv_cq), ibqp->qp_num);
+	return 0;
 }
 
 int wookie_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -802,7 +1039,7 @@ int wookie_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	wookie_pd_use(ibqp->pd, -1);
+	wookie_pd_use(qp->pd, -1);
 	wookie_queue_unmap(&qp->sq);
 	wookie_queue_unmap(&qp->rq);
 	pthread_spin_destroy(&qp->sq.lock);

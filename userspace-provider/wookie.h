@@ -23,7 +23,7 @@
  * generated kernel-abi/ header, so they are spelled out here).  The driver
  * part of each becomes the kernel's udata.  Only alloc_ucontext and
  * modify_srq have a driver request; the other commands have a driver
- * response only.
+ * response at most (XRC domains and ibv_open_qp have none).
  */
 #define WOOKIE_DRV_CMD(name, core, drv)                                        \
 	struct name {                                                          \
@@ -73,6 +73,9 @@ static_assert(sizeof(struct wookie_ring_hdr) == WOOKIE_RING_HDR_SIZE,
 
 /* Completion timestamps are CLOCK_MONOTONIC nanoseconds: a 1 GHz clock. */
 #define WOOKIE_HCA_CORE_CLOCK_KHZ 1000000
+
+/* The XRCETH carries 24 bits: the kernel refuses a WQE naming more. */
+#define WOOKIE_XRC_SRQN_MAX 0xffffffu
 
 struct wookie_device {
 	struct verbs_device ibv_dev;
@@ -138,8 +141,9 @@ struct wookie_td {
 	atomic_int parents;
 };
 
+/* verbs_srq: libibverbs keeps an XRC SRQ's type, domain and number. */
 struct wookie_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	struct wookie_queue q;
 	uint32_t max_sge;
 	/*
@@ -150,11 +154,19 @@ struct wookie_srq {
 	uint32_t lost_index;
 };
 
+/*
+ * A QP, or an XRC_RECV QP created or opened in an XRC domain: that one has
+ * no rings at all (the kernel's responder takes its receives from the XRC
+ * SRQ each request names), and no PD or CQ of its own.
+ */
 struct wookie_qp {
 	struct verbs_qp vqp;
+	/* Not mapped (hdr NULL) on an XRC_RECV QP. */
 	struct wookie_queue sq;
-	/* Not mapped (hdr NULL) when the QP uses an SRQ. */
+	/* Not mapped when the QP uses an SRQ, or is XRC. */
 	struct wookie_queue rq;
+	/* The parent domain the QP counts in (wookie_pd_use), if any. */
+	struct ibv_pd *pd;
 	/* As granted by the kernel at create. */
 	uint32_t sq_max_sge;
 	uint32_t sq_max_inline;
@@ -214,7 +226,12 @@ static inline struct wookie_cq *to_wcq_ex(struct ibv_cq_ex *ibcq)
 
 static inline struct wookie_srq *to_wsrq(struct ibv_srq *ibsrq)
 {
-	return container_of(ibsrq, struct wookie_srq, ibv_srq);
+	return container_of(ibsrq, struct wookie_srq, vsrq.srq);
+}
+
+static inline struct verbs_xrcd *to_vxrcd(struct ibv_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct verbs_xrcd, xrcd);
 }
 
 static inline struct wookie_qp *to_wqp(struct ibv_qp *ibqp)
@@ -278,6 +295,9 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int wookie_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int wookie_dealloc_mw(struct ibv_mw *mw);
+struct ibv_xrcd *wookie_open_xrcd(struct ibv_context *ibctx,
+				  struct ibv_xrcd_init_attr *attr);
+int wookie_close_xrcd(struct ibv_xrcd *ibxrcd);
 struct ibv_cq *wookie_create_cq(struct ibv_context *ibctx, int cqe,
 				struct ibv_comp_channel *channel,
 				int comp_vector);
@@ -287,6 +307,9 @@ int wookie_resize_cq(struct ibv_cq *ibcq, int cqe);
 int wookie_destroy_cq(struct ibv_cq *ibcq);
 struct ibv_srq *wookie_create_srq(struct ibv_pd *pd,
 				  struct ibv_srq_init_attr *attr);
+struct ibv_srq *wookie_create_srq_ex(struct ibv_context *ibctx,
+				     struct ibv_srq_init_attr_ex *attr);
+int wookie_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int wookie_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		      int attr_mask);
 int wookie_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
@@ -296,6 +319,8 @@ struct ibv_qp *wookie_create_qp(struct ibv_pd *pd,
 				struct ibv_qp_init_attr *attr);
 struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 				   struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *wookie_open_qp(struct ibv_context *ibctx,
+			      struct ibv_qp_open_attr *attr);
 int wookie_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     int attr_mask);
 int wookie_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The provider's data path against fake-uverbs.so's loopback "kernel": CQs,
- * QPs (RC, UD, with an SRQ), posting and polling through the rings, the
+ * QPs (RC, UD, with an SRQ, XRC), posting and polling through the rings, the
  * ibv_qp_ex wr_* API and ibv_cq_ex, memory windows, CQ resize and arming.
  * Built twice by host-check: with the distro's libibverbs 44 and with
  * rdma-core 56.1's, whose struct verbs_qp layouts differ.
@@ -13,10 +13,12 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -455,6 +457,11 @@ static void test_ex(void)
 	CHECK(ibv_wr_complete(qpx) == EINVAL, "setter without a WR");
 	ibv_wr_start(qpx);
 	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 1);
+	ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL, "XRC SRQ number on RC");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
 	ibv_wr_set_inline_data(qpx, buf_a, qp_attr.cap.max_inline_data + 1);
 	CHECK(ibv_wr_complete(qpx) == EINVAL, "inline above max");
 	ibv_wr_start(qpx);
@@ -775,6 +782,404 @@ static void test_srq_ud(void)
 	CHECK(!ibv_destroy_cq(cq), "destroy cq");
 }
 
+static void post_xrc(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     enum ibv_wr_opcode op, uint32_t srqn, uint64_t id)
+{
+	struct ibv_send_wr *bad = NULL;
+	int ret;
+
+	wr->opcode = op;
+	wr->wr_id = id;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->qp_type.xrc.remote_srqn = srqn;
+	ret = ibv_post_send(qp, wr, &bad);
+	CHECK(!ret && !bad, "post_send op %d srqn %#x: %s", op, srqn,
+	      strerror(ret));
+}
+
+/*
+ * XRC through the fake: a domain shared by the handles opened on one file,
+ * XRC SRQs and their numbers, XRC_RECV QPs without rings (created, and
+ * opened from a second context), XRC_SEND QPs without an RQ (ibv_create_qp
+ * and ibv_create_qp_ex), the SRQ number every WQE carries (ibv_post_send
+ * and wr_set_xrc_srqn; the fake delivers by it), and the errors of create,
+ * post and close.
+ */
+static void test_xrc(void)
+{
+	char path[] = "/tmp/wookie-xrcd.XXXXXX";
+	struct ibv_xrcd_init_attr xattr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex sattr = {};
+	struct ibv_qp_init_attr_ex xqattr = {};
+	struct ibv_qp_init_attr qattr = {};
+	struct ibv_qp_open_attr oattr = {};
+	struct ibv_xrcd *xrcd, *xrcd_other, *xrcd2;
+	struct ibv_srq *xsrq, *xsrq_other, *bsrq, *srq;
+	struct ibv_qp *recv, *send, *sendx = NULL, *opened, *qp;
+	struct ibv_context *ctx2 = NULL;
+	struct ibv_device **list;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_cq *cq, *scq;
+	struct ibv_qp_ex *qpx;
+	struct ibv_sge sge;
+	struct ibv_wc wc[4];
+	uint32_t srqn = 0, srqn_other = 0, n;
+	uint64_t *target = (uint64_t *)(buf_b + 5800);
+	int fd, i, ret;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	if (fd < 0)
+		return;
+	xattr.fd = fd;
+	xrcd = ibv_open_xrcd(ctx, &xattr);
+	CHECK(xrcd, "open_xrcd: %s", strerror(errno));
+	xattr.fd = -1;
+	xrcd_other = ibv_open_xrcd(ctx, &xattr);
+	CHECK(xrcd_other, "open_xrcd without a file: %s", strerror(errno));
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!xrcd || !xrcd_other || !cq || !scq)
+		goto out_file;
+
+	/* XRC SRQs: numbers; a basic one has none; TM and bad attrs refused. */
+	sattr.attr.max_wr = 8;
+	sattr.attr.max_sge = 1;
+	sattr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			  IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	sattr.srq_type = IBV_SRQT_XRC;
+	sattr.pd = pd;
+	sattr.xrcd = xrcd;
+	sattr.cq = cq;
+	xsrq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(xsrq && sattr.attr.max_wr == 8, "create XRC SRQ: %s",
+	      strerror(errno));
+	sattr.xrcd = xrcd_other;
+	xsrq_other = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(xsrq_other, "create XRC SRQ: %s", strerror(errno));
+	if (!xsrq || !xsrq_other)
+		goto out_cq;
+	CHECK(!ibv_get_srq_num(xsrq, &srqn) && srqn,
+	      "get_srq_num: srqn %#x", srqn);
+	CHECK(!ibv_get_srq_num(xsrq_other, &srqn_other) &&
+		      srqn_other != srqn,
+	      "get_srq_num: srqn %#x", srqn_other);
+	CHECK(xsrq->pd == pd && xsrq->context == ctx, "XRC SRQ's pd, context");
+
+	sattr.comp_mask &= ~IBV_SRQ_INIT_ATTR_XRCD;
+	sattr.srq_type = IBV_SRQT_BASIC;
+	bsrq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(bsrq, "create_srq_ex basic: %s", strerror(errno));
+	if (bsrq) {
+		CHECK(ibv_get_srq_num(bsrq, &n) == EINVAL,
+		      "basic SRQ has no number");
+		CHECK(!ibv_destroy_srq(bsrq), "destroy basic SRQ");
+	}
+	sattr.srq_type = IBV_SRQT_TM;
+	srq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(!srq && errno == EOPNOTSUPP, "TM SRQ refused");
+	sattr.srq_type = IBV_SRQT_XRC;
+	srq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(!srq && errno == EINVAL, "XRC SRQ without an XRCD");
+	sattr.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
+	sattr.xrcd = NULL;
+	srq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(!srq && errno == EINVAL, "XRC SRQ with a NULL XRCD");
+	sattr.xrcd = xrcd;
+	sattr.comp_mask &= ~IBV_SRQ_INIT_ATTR_CQ;
+	srq = ibv_create_srq_ex(ctx, &sattr);
+	CHECK(!srq && errno == EINVAL, "XRC SRQ without a CQ");
+
+	/* QP create errors: what each XRC type needs. */
+	xqattr.qp_type = IBV_QPT_XRC_RECV;
+	qp = ibv_create_qp_ex(ctx, &xqattr);
+	CHECK(!qp && errno == EINVAL, "XRC_RECV without an XRCD");
+	xqattr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qp = ibv_create_qp_ex(ctx, &xqattr);
+	CHECK(!qp && errno == EINVAL, "XRC_RECV with a NULL XRCD");
+	qattr.qp_type = IBV_QPT_XRC_RECV;
+	qattr.send_cq = qattr.recv_cq = scq;
+	qp = ibv_create_qp(pd, &qattr);
+	CHECK(!qp && errno == EINVAL, "XRC_RECV through ibv_create_qp");
+	qattr.qp_type = IBV_QPT_XRC_SEND;
+	qattr.send_cq = NULL;
+	qp = ibv_create_qp(pd, &qattr);
+	CHECK(!qp && errno == EINVAL, "XRC_SEND without a send CQ");
+	xqattr.qp_type = IBV_QPT_XRC_SEND;
+	xqattr.comp_mask = 0;
+	xqattr.send_cq = scq;
+	qp = ibv_create_qp_ex(ctx, &xqattr);
+	CHECK(!qp && errno == EINVAL, "XRC_SEND without a PD");
+
+	/*
+	 * XRC_RECV: no rings, so nothing to post; RESET needs no CQ.  The
+	 * CQs passed are not the QP's (the kernel ignores them).
+	 */
+	memset(&xqattr, 0, sizeof(xqattr));
+	xqattr.qp_type = IBV_QPT_XRC_RECV;
+	xqattr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	xqattr.xrcd = xrcd;
+	xqattr.send_cq = xqattr.recv_cq = cq;
+	recv = ibv_create_qp_ex(ctx, &xqattr);
+	CHECK(recv, "create XRC_RECV: %s", strerror(errno));
+	if (!recv)
+		goto out_srq;
+	CHECK(!ibv_qp_to_qp_ex(recv), "XRC_RECV has no qp_ex");
+	attr.qp_state = IBV_QPS_RESET;
+	CHECK(!ibv_modify_qp(recv, &attr, IBV_QP_STATE), "XRC_RECV to RESET");
+	to_rts(recv);
+	sge = (struct ibv_sge){ (uintptr_t)buf_b + 5000, 64, mr_b->lkey };
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	rbad = NULL;
+	CHECK(ibv_post_recv(recv, &rwr, &rbad) == EINVAL && rbad == &rwr,
+	      "post_recv on XRC_RECV");
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	bad = NULL;
+	CHECK(ibv_post_send(recv, &wr, &bad) == EINVAL && bad == &wr,
+	      "post_send on XRC_RECV");
+
+	/* XRC_SEND through ibv_create_qp: an SQ, no RQ. */
+	memset(&qattr, 0, sizeof(qattr));
+	qattr.qp_type = IBV_QPT_XRC_SEND;
+	qattr.send_cq = scq;
+	qattr.cap.max_send_wr = 8;
+	qattr.cap.max_send_sge = 2;
+	qattr.cap.max_inline_data = 64;
+	send = ibv_create_qp(pd, &qattr);
+	CHECK(send && !qattr.cap.max_recv_wr, "create XRC_SEND: %s",
+	      strerror(errno));
+	if (!send)
+		goto out_recv;
+	to_rts(send);
+	connect_qp(send, recv);
+	CHECK(ibv_post_recv(send, &rwr, &rbad) == EINVAL && rbad == &rwr,
+	      "post_recv on XRC_SEND");
+
+	/* SEND, SEND_WITH_IMM: into the XRC SRQ, completed on its CQ. */
+	for (i = 0; i < 2; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)buf_b + 5000 + 100 * i, 100,
+					mr_b->lkey };
+		rwr.wr_id = 0x500 + i;
+		CHECK(!ibv_post_srq_recv(xsrq, &rwr, &rbad), "post_srq_recv");
+	}
+	memcpy(buf_a + 5000, "xrc send", 8);
+	sge = (struct ibv_sge){ (uintptr_t)buf_a + 5000, 8, mr_a->lkey };
+	post_xrc(send, &wr, IBV_WR_SEND, srqn, 0x510);
+	wr.imm_data = htobe32(0xabc);
+	post_xrc(send, &wr, IBV_WR_SEND_WITH_IMM, srqn, 0x511);
+	/* Its receives are the SRQ's: a reset of the QP leaves them. */
+	attr.qp_state = IBV_QPS_RESET;
+	CHECK(!ibv_modify_qp(recv, &attr, IBV_QP_STATE), "XRC_RECV to RESET");
+	to_rts(recv);
+	CHECK(poll(cq, wc, 3) == 2, "two receives on the XRC SRQ's CQ");
+	for (i = 0; i < 2; i++)
+		CHECK(wc[i].wr_id == 0x500u + i && wc[i].opcode == IBV_WC_RECV &&
+			      wc[i].status == IBV_WC_SUCCESS &&
+			      wc[i].qp_num == recv->qp_num &&
+			      wc[i].byte_len == 8,
+		      "XRC recv %d: id %#llx qp %#x len %u", i,
+		      (unsigned long long)wc[i].wr_id, wc[i].qp_num,
+		      wc[i].byte_len);
+	CHECK((wc[1].wc_flags & IBV_WC_WITH_IMM) &&
+		      wc[1].imm_data == htobe32(0xabc),
+	      "XRC imm: flags %#x", wc[1].wc_flags);
+	CHECK(!memcmp(buf_b + 5000, "xrc send", 8) &&
+		      !memcmp(buf_b + 5100, "xrc send", 8),
+	      "XRC send data");
+	CHECK(poll(scq, wc, 3) == 2 && wc[0].wr_id == 0x510 &&
+		      wc[1].wr_id == 0x511 && !wc[0].status && !wc[1].status,
+	      "XRC send completions");
+
+	/* RDMA WRITE, READ, FETCH_ADD: each WQE names the SRQ too. */
+	memcpy(buf_a + 5200, "xrc write", 9);
+	sge = (struct ibv_sge){ (uintptr_t)buf_a + 5200, 9, mr_a->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)buf_b + 5200;
+	wr.wr.rdma.rkey = mr_b->rkey;
+	post_xrc(send, &wr, IBV_WR_RDMA_WRITE, srqn, 0x520);
+	memcpy(buf_b + 5300, "xrc read", 8);
+	sge = (struct ibv_sge){ (uintptr_t)buf_a + 5300, 8, mr_a->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)buf_b + 5300;
+	post_xrc(send, &wr, IBV_WR_RDMA_READ, srqn, 0x521);
+	*target = 100;
+	sge = (struct ibv_sge){ (uintptr_t)buf_a + 5800, 8, mr_a->lkey };
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = mr_b->rkey;
+	wr.wr.atomic.compare_add = 5;
+	post_xrc(send, &wr, IBV_WR_ATOMIC_FETCH_AND_ADD, srqn, 0x522);
+	CHECK(poll(scq, wc, 4) == 3 && !wc[0].status && !wc[1].status &&
+		      !wc[2].status && wc[2].opcode == IBV_WC_FETCH_ADD,
+	      "XRC write, read, fetch_add completions");
+	CHECK(!memcmp(buf_b + 5200, "xrc write", 9) &&
+		      !memcmp(buf_a + 5300, "xrc read", 8) && *target == 105 &&
+		      *(uint64_t *)(buf_a + 5800) == 100,
+	      "XRC write, read, fetch_add data");
+	CHECK(poll(cq, wc, 1) == 0, "no receive for those");
+
+	/* A number beyond 24 bits is refused at post; unknown ones remotely. */
+	wr.opcode = IBV_WR_SEND;
+	wr.qp_type.xrc.remote_srqn = 1u << 24;
+	bad = NULL;
+	CHECK(ibv_post_send(send, &wr, &bad) == EINVAL && bad == &wr,
+	      "25-bit SRQ number");
+	post_xrc(send, &wr, IBV_WR_SEND, srqn_other, 0x530);
+	post_xrc(send, &wr, IBV_WR_SEND, 0x12345, 0x531);
+	CHECK(poll(scq, wc, 3) == 2 &&
+		      wc[0].status == IBV_WC_REM_INV_REQ_ERR &&
+		      wc[1].status == IBV_WC_REM_INV_REQ_ERR,
+	      "XRC to another domain's SRQ and to none: %d %d",
+	      wc[0].status, wc[1].status);
+	/* The target refused them and went to ERR: reset it, and reuse it. */
+	CHECK(!ibv_query_qp(recv, &attr, IBV_QP_STATE, &init) &&
+		      attr.qp_state == IBV_QPS_ERR,
+	      "XRC_RECV in ERR: state %d", attr.qp_state);
+	attr.qp_state = IBV_QPS_RESET;
+	CHECK(!ibv_modify_qp(recv, &attr, IBV_QP_STATE), "XRC_RECV to RESET");
+	to_rts(recv);
+
+	/* XRC_SEND through ibv_create_qp_ex, posting with wr_*. */
+	memset(&xqattr, 0, sizeof(xqattr));
+	xqattr.qp_type = IBV_QPT_XRC_SEND;
+	xqattr.comp_mask = IBV_QP_INIT_ATTR_PD |
+			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	xqattr.pd = pd;
+	xqattr.send_cq = scq;
+	xqattr.cap = qattr.cap;
+	xqattr.send_ops_flags =
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |
+		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+		IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW;
+	sendx = ibv_create_qp_ex(ctx, &xqattr);
+	CHECK(sendx, "create XRC_SEND qp_ex: %s", strerror(errno));
+	qpx = sendx ? ibv_qp_to_qp_ex(sendx) : NULL;
+	CHECK(qpx, "XRC_SEND qp_ex");
+	if (qpx) {
+		to_rts(sendx);
+		connect_qp(sendx, recv);
+		sge = (struct ibv_sge){ (uintptr_t)buf_b + 5400, 100,
+					mr_b->lkey };
+		rwr.wr_id = 0x540;
+		CHECK(!ibv_post_srq_recv(xsrq, &rwr, &rbad), "post_srq_recv");
+		memcpy(buf_a + 5400, "wr_send", 7);
+		memcpy(buf_a + 5500, "wr_write", 8);
+		ibv_wr_start(qpx);
+		qpx->wr_id = 0x541;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qpx);
+		ibv_wr_set_xrc_srqn(qpx, srqn);
+		ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a + 5400, 7);
+		qpx->wr_id = 0x542;
+		ibv_wr_rdma_write(qpx, mr_b->rkey, (uintptr_t)buf_b + 5500);
+		ibv_wr_set_xrc_srqn(qpx, srqn);
+		ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a + 5500, 8);
+		ret = ibv_wr_complete(qpx);
+		CHECK(!ret, "wr_complete: %s", strerror(ret));
+		CHECK(poll(cq, wc, 2) == 1 && wc[0].wr_id == 0x540 &&
+			      wc[0].qp_num == recv->qp_num &&
+			      !memcmp(buf_b + 5400, "wr_send", 7),
+		      "wr_send through XRC");
+		CHECK(poll(scq, wc, 3) == 2 && !wc[0].status &&
+			      !wc[1].status &&
+			      !memcmp(buf_b + 5500, "wr_write", 8),
+		      "wr_rdma_write through XRC");
+		ibv_wr_start(qpx);
+		ibv_wr_send(qpx);
+		ibv_wr_set_xrc_srqn(qpx, 1u << 24);
+		ibv_wr_set_sge(qpx, mr_a->lkey, (uintptr_t)buf_a, 1);
+		CHECK(ibv_wr_complete(qpx) == EINVAL, "wr: 25-bit SRQ number");
+		ibv_wr_start(qpx);
+		ibv_wr_set_xrc_srqn(qpx, srqn);
+		CHECK(ibv_wr_complete(qpx) == EINVAL, "wr: SRQ number, no WR");
+		CHECK(poll(scq, wc, 1) == 0, "nothing posted");
+	}
+
+	/* ibv_open_qp from a second context on the same domain file. */
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (list[i] == ctx->device)
+			ctx2 = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	CHECK(ctx2, "second context");
+	if (!ctx2)
+		goto out_sendx;
+	xattr.fd = fd;
+	xattr.oflags = 0;
+	xrcd2 = ibv_open_xrcd(ctx2, &xattr);
+	CHECK(xrcd2, "open_xrcd on the same file: %s", strerror(errno));
+	if (!xrcd2)
+		goto out_ctx2;
+	oattr.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			  IBV_QP_OPEN_ATTR_TYPE;
+	oattr.qp_type = IBV_QPT_XRC_RECV;
+	oattr.qp_num = send->qp_num;
+	oattr.xrcd = xrcd2;
+	qp = ibv_open_qp(ctx2, &oattr);
+	CHECK(!qp && errno == EINVAL, "open_qp of an XRC_SEND QP");
+	oattr.xrcd = NULL;
+	qp = ibv_open_qp(ctx2, &oattr);
+	CHECK(!qp && errno == EINVAL, "open_qp with a NULL XRCD");
+	oattr.xrcd = xrcd_other;
+	oattr.qp_num = recv->qp_num;
+	qp = ibv_open_qp(ctx, &oattr);
+	CHECK(!qp && errno == EINVAL, "open_qp in another domain");
+	oattr.xrcd = xrcd2;
+	opened = ibv_open_qp(ctx2, &oattr);
+	CHECK(opened && opened->qp_num == recv->qp_num &&
+		      opened->qp_type == IBV_QPT_XRC_RECV &&
+		      opened->context == ctx2,
+	      "open_qp: %s", strerror(errno));
+	if (opened) {
+		CHECK(!ibv_query_qp(opened, &attr, IBV_QP_STATE, &init) &&
+			      attr.qp_state == IBV_QPS_RTS,
+		      "query the opened QP: state %d", attr.qp_state);
+		CHECK(ibv_post_send(opened, &wr, &bad) == EINVAL &&
+			      ibv_post_recv(opened, &rwr, &rbad) == EINVAL,
+		      "posts on the opened QP");
+		attr.qp_state = IBV_QPS_RESET;
+		CHECK(!ibv_modify_qp(opened, &attr, IBV_QP_STATE),
+		      "opened QP to RESET");
+		to_rts(opened);
+		CHECK(ibv_close_xrcd(xrcd2) == EBUSY, "close_xrcd, QP opened");
+		CHECK(!ibv_destroy_qp(opened), "destroy the opened QP");
+	}
+	CHECK(!ibv_close_xrcd(xrcd2), "close the second XRCD");
+out_ctx2:
+	CHECK(!ibv_close_device(ctx2), "close the second context");
+out_sendx:
+	if (sendx)
+		CHECK(!ibv_destroy_qp(sendx), "destroy XRC_SEND qp_ex");
+	CHECK(!ibv_destroy_qp(send), "destroy XRC_SEND");
+out_recv:
+	CHECK(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd in use");
+	CHECK(!ibv_destroy_qp(recv), "destroy XRC_RECV");
+out_srq:
+	CHECK(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd, SRQ in use");
+	CHECK(!ibv_destroy_srq(xsrq) && !ibv_destroy_srq(xsrq_other),
+	      "destroy XRC SRQs");
+out_cq:
+	CHECK(!ibv_destroy_cq(cq) && !ibv_destroy_cq(scq), "destroy CQs");
+out_file:
+	if (xrcd)
+		CHECK(!ibv_close_xrcd(xrcd), "close_xrcd");
+	if (xrcd_other)
+		CHECK(!ibv_close_xrcd(xrcd_other), "close the other XRCD");
+	close(fd);
+	unlink(path);
+}
+
 static void test_resize_arm(void)
 {
 	struct ibv_cq *scq = ibv_create_cq(ctx, 3, NULL, NULL, 0);
@@ -871,6 +1276,7 @@ int main(int argc, char **argv)
 		test_srq_ud();
 		test_resize_arm();
 		test_parent_domain();
+		test_xrc();
 	}
 
 	CHECK(!ibv_dereg_mr(mr_a), "dereg_mr");

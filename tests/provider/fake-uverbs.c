@@ -12,8 +12,13 @@
  * within the process: SENDs land in the destination QP's RQ or SRQ, RDMA
  * and atomics act on the addresses directly, CQEs are written as the
  * module writes them.  It checks every WQE the way the module's WQE check
- * does (reserved bytes zero, opcode, flags, SGE count) and reports a bad one
- * with a LOC_QP_OP_ERR completion and a "fake: bad WQE" line.
+ * does (reserved bytes zero, opcode, flags, SGE count, XRC SRQ number) and
+ * reports a bad one with a LOC_QP_OP_ERR completion and a "fake: bad WQE"
+ * line.  XRC: domains (shared by the handles opened on one file), XRC SRQs
+ * with numbers, XRC_SEND QPs whose requests land in the XRC SRQ each WQE
+ * names (REM_INV_REQ_ERR, and the target QP in ERR, if it has none in the
+ * target's domain), XRC_RECV QPs without rings, created or opened, alive
+ * while a handle on them is.
  *
  * Environment: FAKE_UVERBS_ABI (resp abi_version, default WOOKIE_ABI_VERSION),
  * FAKE_UVERBS_DB_SIZE (default 4096), FAKE_UVERBS_MMAP_FAIL=1,
@@ -27,6 +32,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -208,22 +214,43 @@ static struct fcq {
 	struct ring r;
 } cqs[MAX_OBJ];
 
+/* An XRCD handle: handles opened on one file share a domain. */
+static struct fxrcd {
+	bool used;
+	int domain;
+	dev_t dev;
+	ino_t ino;
+	bool has_inode;
+	/* SRQs and QPs created or opened through this handle. */
+	int users;
+} xrcds[MAX_OBJ];
+
+static int next_domain = 1;
+
 static struct fsrq {
 	bool used;
 	struct ring r;
 	uint32_t max_sge;
+	/* XRC SRQs: the handle they were made with, its domain, their CQ. */
+	int xrcd, domain, cq;
 } srqs[MAX_OBJ];
 
 static struct fqp {
 	bool used;
 	uint8_t type;
 	bool sig_all;
+	bool has_rq;
 	struct ring sq, rq;
 	int send_cq, recv_cq, srq;
-	uint32_t max_sge, max_inline, rq_max_sge, dest_qpn;
+	uint32_t max_sge, max_inline, rq_max_sge, dest_qpn, state;
+	/* XRC_RECV: the XRCD handle, its domain; opened: the QP it is. */
+	int xrcd, domain, alias_of;
+	/* XRC_RECV whose creator's handle is gone, kept for the openers. */
+	bool orphan;
 } qps[MAX_OBJ];
 
 #define QPN(h) (0x100 + (h))
+#define SRQN(h) (0x40u + (unsigned int)(h))
 #define AH_NUM(h) (0x700u + (unsigned int)(h))
 
 static int mws, mrs, ahs;
@@ -294,8 +321,9 @@ static const char *sqe_check(const struct fqp *qp, const struct wookie_sqe *s)
 		return "opcode";
 	if (s->flags & ~0xfu)
 		return "flags";
-	if (s->reserved)
-		return "reserved";
+	if (qp->type == IBV_QPT_XRC_SEND ? s->xrc_srqn > 0xffffff :
+					   s->xrc_srqn != 0)
+		return "xrc_srqn";
 	u = used[s->opcode];
 	if (qp->type == IBV_QPT_UD) {
 		if (s->opcode > WOOKIE_WR_SEND_WITH_IMM)
@@ -364,21 +392,17 @@ static void scatter(const struct wookie_sge *sge, uint32_t num,
 	}
 }
 
-/* Take a receive WQE of QP dst (its RQ or SRQ); false if none. */
-static bool recv_pop(struct fqp *dst, struct wookie_rqe **rqe)
+/* Take a receive WQE of ring r (an RQ or SRQ); false if none. */
+static bool recv_pop(struct ring *r, struct wookie_rqe **rqe)
 {
-	struct ring *r = dst->srq >= 0 ? &srqs[dst->srq].r : &dst->rq;
-
 	if (r->index == load_acq(&r->hdr->producer))
 		return false;
 	*rqe = ring_slot(r, r->index++);
 	return true;
 }
 
-static void recv_done(struct fqp *dst)
+static void recv_done(struct ring *r)
 {
-	struct ring *r = dst->srq >= 0 ? &srqs[dst->srq].r : &dst->rq;
-
 	store_rel(&r->hdr->consumer, r->index);
 }
 
@@ -386,7 +410,47 @@ static struct fqp *qp_by_qpn(uint32_t qpn)
 {
 	uint32_t h = qpn - QPN(0);
 
-	return h < MAX_OBJ && qps[h].used ? &qps[h] : NULL;
+	return h < MAX_OBJ && qps[h].used && qps[h].alias_of < 0 ? &qps[h] :
+								    NULL;
+}
+
+static bool qp_opened(int h)
+{
+	int i;
+
+	for (i = 0; i < MAX_OBJ; i++)
+		if (qps[i].used && qps[i].alias_of == h)
+			return true;
+	return false;
+}
+
+/*
+ * The XRC_RECV QP and XRC SRQ an XRC request of qp reaches, or the error
+ * its requester sees: the SRQ must exist and share the QP's domain.
+ */
+static uint8_t xrc_target(const struct fqp *qp, const struct wookie_sqe *s,
+			  struct fqp **dst, int *srq)
+{
+	int i;
+
+	*dst = qp_by_qpn(qp->dest_qpn);
+	if (!*dst || (*dst)->type != IBV_QPT_XRC_RECV)
+		return IBV_WC_RETRY_EXC_ERR;
+	for (i = 0; i < MAX_OBJ; i++)
+		if (srqs[i].used && srqs[i].xrcd >= 0 &&
+		    SRQN(i) == s->xrc_srqn)
+			break;
+	if (i == MAX_OBJ || srqs[i].domain != (*dst)->domain) {
+		fprintf(stderr, "fake: XRC srqn %#x refused: %s\n", s->xrc_srqn,
+			i == MAX_OBJ ? "no such XRC SRQ" : "another domain");
+		/* The target NAKs and enters the error state. */
+		(*dst)->state = IBV_QPS_ERR;
+		return IBV_WC_REM_INV_REQ_ERR;
+	}
+	*srq = i;
+	fprintf(stderr, "fake: XRC to qpn %#x srqn %#x\n", qp->dest_qpn,
+		s->xrc_srqn);
+	return IBV_WC_SUCCESS;
 }
 
 /* Execute one WQE of QP h; returns the send CQE status. */
@@ -397,14 +461,24 @@ static uint8_t sqe_exec(int h, const struct wookie_sqe *s, uint32_t *byte_len)
 	const struct wookie_sge *sge = (const void *)(s + 1);
 	struct wookie_cqe rc = {};
 	struct wookie_rqe *rqe;
+	struct ring *rq;
 	uint64_t *p, orig;
 	const char *bad;
 	uint32_t len;
+	int xsrq = -1, rcq;
+	uint8_t st;
 
 	bad = sqe_check(qp, s);
 	if (bad) {
 		fprintf(stderr, "fake: bad WQE on qp %d: %s\n", h, bad);
 		return IBV_WC_LOC_QP_OP_ERR;
+	}
+	/* Every XRC request names an XRC SRQ, which the target checks. */
+	if (qp->type == IBV_QPT_XRC_SEND && s->opcode != WOOKIE_WR_LOCAL_INV &&
+	    s->opcode != WOOKIE_WR_BIND_MW) {
+		st = xrc_target(qp, s, &dst, &xsrq);
+		if (st)
+			return st;
 	}
 
 	switch (s->opcode) {
@@ -455,12 +529,16 @@ static uint8_t sqe_exec(int h, const struct wookie_sqe *s, uint32_t *byte_len)
 		dst = qp_by_qpn(s->ud.remote_qpn);
 		fprintf(stderr, "fake: UD to qpn %#x qkey %#x via ah %#x\n",
 			s->ud.remote_qpn, s->ud.remote_qkey, s->ud.ah_num);
-	} else {
+	} else if (xsrq < 0) {
 		dst = qp_by_qpn(qp->dest_qpn);
 	}
 	if (!dst)
 		return IBV_WC_RETRY_EXC_ERR;
-	if (!recv_pop(dst, &rqe))
+	/* XRC: the SRQ the WQE named, and that SRQ's CQ. */
+	rq = xsrq >= 0 ? &srqs[xsrq].r :
+	     dst->srq >= 0 ? &srqs[dst->srq].r : &dst->rq;
+	rcq = xsrq >= 0 ? srqs[xsrq].cq : dst->recv_cq;
+	if (!recv_pop(rq, &rqe))
 		return IBV_WC_RNR_RETRY_EXC_ERR;
 
 	rc.wr_id = rqe->wr_id;
@@ -489,8 +567,8 @@ static uint8_t sqe_exec(int h, const struct wookie_sqe *s, uint32_t *byte_len)
 		}
 		scatter((const void *)(rqe + 1), rqe->num_sge, buf, len);
 	}
-	recv_done(dst);
-	cq_post(dst->recv_cq, &rc);
+	recv_done(rq);
+	cq_post(rcq, &rc);
 	return IBV_WC_SUCCESS;
 }
 
@@ -570,8 +648,38 @@ static int qp_create(const struct ib_uverbs_create_qp *q, bool ex,
 	uint32_t stride;
 
 	memset(qp, 0, sizeof(*qp));
-	qp->used = true;
 	qp->type = q->qp_type;
+	qp->xrcd = -1;
+	qp->alias_of = -1;
+	/*
+	 * An XRC_RECV QP: created in the domain pd_handle names, with no
+	 * rings, and without the caller's udata (drv is not written).
+	 */
+	if (qp->type == IBV_QPT_XRC_RECV) {
+		if (q->pd_handle >= MAX_OBJ || !xrcds[q->pd_handle].used)
+			return EINVAL;
+		qp->used = true;
+		qp->xrcd = q->pd_handle;
+		qp->domain = xrcds[qp->xrcd].domain;
+		qp->srq = -1;
+		xrcds[qp->xrcd].users++;
+		base->qp_handle = h;
+		base->qpn = QPN(h);
+		/* An XRC_RECV QP has no queue. */
+		base->max_send_wr = 0;
+		base->max_recv_wr = 0;
+		base->max_send_sge = 0;
+		base->max_recv_sge = 0;
+		base->max_inline_data = 0;
+		fprintf(stderr, "fake: create_qp %d type %u%s in xrcd %d\n", h,
+			qp->type, ex ? " (ex)" : "", qp->xrcd);
+		return 0;
+	}
+	if (qp->type == IBV_QPT_XRC_SEND &&
+	    (q->is_srq || q->max_recv_wr || q->max_recv_sge))
+		return EINVAL;
+	qp->used = true;
+	qp->has_rq = !q->is_srq && qp->type != IBV_QPT_XRC_SEND;
 	qp->sig_all = q->sq_sig_all;
 	qp->send_cq = q->send_cq_handle;
 	qp->recv_cq = q->recv_cq_handle;
@@ -587,7 +695,7 @@ static int qp_create(const struct ib_uverbs_create_qp *q, bool ex,
 	ring_init(&qp->sq, q->max_send_wr, stride);
 	ring_info(&qp->sq, &drv->sq);
 	qp->sq.hdr->flags = env_ul("FAKE_UVERBS_WAKEUP", WOOKIE_RING_NEED_WAKEUP);
-	if (qp->srq < 0) {
+	if (qp->has_rq) {
 		ring_init(&qp->rq, q->max_recv_wr,
 			  WOOKIE_RQE_SIZE(qp->rq_max_sge));
 		ring_info(&qp->rq, &drv->rq);
@@ -599,14 +707,14 @@ static int qp_create(const struct ib_uverbs_create_qp *q, bool ex,
 	base->qp_handle = h;
 	base->qpn = QPN(h);
 	base->max_send_wr = qp->sq.n;
-	base->max_recv_wr = qp->srq < 0 ? qp->rq.n : 0;
+	base->max_recv_wr = qp->has_rq ? qp->rq.n : 0;
 	base->max_send_sge = qp->max_sge;
-	base->max_recv_sge = qp->srq < 0 ? qp->rq_max_sge : 0;
+	base->max_recv_sge = qp->has_rq ? qp->rq_max_sge : 0;
 	base->max_inline_data = qp->max_inline;
 	fprintf(stderr,
 		"fake: create_qp %d type %u%s sq %u x %u rq %u srq %d inline %u\n",
 		h, qp->type, ex ? " (ex)" : "", qp->sq.n, stride,
-		qp->srq < 0 ? qp->rq.n : 0, qp->srq, qp->max_inline);
+		qp->has_rq ? qp->rq.n : 0, qp->srq, qp->max_inline);
 	return 0;
 }
 
@@ -765,6 +873,7 @@ static int handle(struct cmd *c)
 			return EINVAL;
 		h = alloc_handle(srqs, sizeof(srqs[0]));
 		srqs[h].used = true;
+		srqs[h].xrcd = -1;
 		srqs[h].max_sge = q->max_sge ? q->max_sge : 1;
 		ring_init(&srqs[h].r, q->max_wr,
 			  WOOKIE_RQE_SIZE(srqs[h].max_sge));
@@ -806,10 +915,44 @@ static int handle(struct cmd *c)
 			q->srq_handle, srq->r.n, prod - old.index);
 		return 0;
 	}
+	case IB_USER_VERBS_CMD_CREATE_XSRQ: {
+		const struct ib_uverbs_create_xsrq *q = c->req;
+		struct {
+			struct ib_uverbs_create_srq_resp core;
+			struct wookie_create_srq_resp drv;
+		} *r = out;
+
+		if (c->out_len < sizeof(*r))
+			return EINVAL;
+		if (q->srq_type != IBV_SRQT_XRC)
+			return EOPNOTSUPP;
+		if (q->xrcd_handle >= MAX_OBJ || !xrcds[q->xrcd_handle].used ||
+		    q->cq_handle >= MAX_OBJ || !cqs[q->cq_handle].used)
+			return EINVAL;
+		h = alloc_handle(srqs, sizeof(srqs[0]));
+		srqs[h].used = true;
+		srqs[h].xrcd = q->xrcd_handle;
+		srqs[h].domain = xrcds[q->xrcd_handle].domain;
+		srqs[h].cq = q->cq_handle;
+		xrcds[q->xrcd_handle].users++;
+		srqs[h].max_sge = q->max_sge ? q->max_sge : 1;
+		ring_init(&srqs[h].r, q->max_wr,
+			  WOOKIE_RQE_SIZE(srqs[h].max_sge));
+		ring_info(&srqs[h].r, &r->drv.srq);
+		r->core.srq_handle = h;
+		r->core.max_wr = srqs[h].r.n;
+		r->core.max_sge = srqs[h].max_sge;
+		r->core.srqn = SRQN(h);
+		fprintf(stderr, "fake: create_srq %d XRC srqn %#x xrcd %u cq %u\n",
+			h, SRQN(h), q->xrcd_handle, q->cq_handle);
+		return 0;
+	}
 	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
 		const struct ib_uverbs_destroy_srq *q = c->req;
 
 		memset(out, 0, c->out_len);
+		if (srqs[q->srq_handle].xrcd >= 0)
+			xrcds[srqs[q->srq_handle].xrcd].users--;
 		srqs[q->srq_handle].used = false;
 		shm_free(srqs[q->srq_handle].r.shm);
 		return 0;
@@ -833,6 +976,7 @@ static int handle(struct cmd *c)
 				.sq_sig_all = x->sq_sig_all,
 				.qp_type = x->qp_type,
 				.is_srq = x->is_srq,
+				.pd_handle = x->pd_handle,
 			};
 
 			if (c->out_len < sizeof(*r))
@@ -851,20 +995,130 @@ static int handle(struct cmd *c)
 		}
 	case IB_USER_VERBS_CMD_MODIFY_QP: {
 		const struct ib_uverbs_modify_qp *q = c->req;
+		struct fqp *qp = &qps[q->qp_handle];
 
+		/* An opened QP is a handle on the one it opened. */
+		if (qp->alias_of >= 0)
+			qp = &qps[qp->alias_of];
 		if (q->attr_mask & IBV_QP_DEST_QPN)
-			qps[q->qp_handle].dest_qpn = q->dest_qp_num;
+			qp->dest_qpn = q->dest_qp_num;
+		if (q->attr_mask & IBV_QP_STATE)
+			qp->state = q->qp_state;
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_QUERY_QP: {
+		const struct ib_uverbs_query_qp *q = c->req;
+		struct ib_uverbs_query_qp_resp *r = out;
+		struct fqp *qp = &qps[q->qp_handle];
+
+		if (c->out_len < sizeof(*r))
+			return EINVAL;
+		if (qp->alias_of >= 0)
+			qp = &qps[qp->alias_of];
+		memset(r, 0, sizeof(*r));
+		r->qp_state = qp->state;
+		r->dest_qp_num = qp->dest_qpn;
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_DESTROY_QP: {
 		const struct ib_uverbs_destroy_qp *q = c->req;
 		struct fqp *qp = &qps[q->qp_handle];
+		int real = qp->alias_of;
 
 		memset(out, 0, c->out_len);
+		if (qp->xrcd >= 0) {
+			/* An XRC_RECV QP lives while a handle is open. */
+			xrcds[qp->xrcd].users--;
+			qp->xrcd = -1;
+			if (real < 0 && qp_opened(q->qp_handle)) {
+				qp->orphan = true;
+				return 0;
+			}
+			qp->used = false;
+			if (real >= 0 && qps[real].orphan && !qp_opened(real))
+				qps[real].used = false;
+			return 0;
+		}
 		qp->used = false;
 		shm_free(qp->sq.shm);
-		if (qp->srq < 0)
+		if (qp->has_rq)
 			shm_free(qp->rq.shm);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_OPEN_QP: {
+		const struct ib_uverbs_open_qp *q = c->req;
+		struct ib_uverbs_create_qp_resp *r = out;
+		struct fqp *real = qp_by_qpn(q->qpn);
+
+		if (c->out_len < sizeof(*r))
+			return EINVAL;
+		if (q->qp_type != IBV_QPT_XRC_RECV || q->pd_handle >= MAX_OBJ ||
+		    !xrcds[q->pd_handle].used || !real ||
+		    real->type != IBV_QPT_XRC_RECV ||
+		    real->domain != xrcds[q->pd_handle].domain)
+			return EINVAL;
+		h = alloc_handle(qps, sizeof(qps[0]));
+		memset(&qps[h], 0, sizeof(qps[h]));
+		qps[h].used = true;
+		qps[h].type = IBV_QPT_XRC_RECV;
+		qps[h].xrcd = q->pd_handle;
+		qps[h].domain = real->domain;
+		qps[h].alias_of = real - qps;
+		qps[h].srq = -1;
+		xrcds[q->pd_handle].users++;
+		memset(r, 0, sizeof(*r));
+		r->qp_handle = h;
+		r->qpn = q->qpn;
+		fprintf(stderr, "fake: open_qp %#x as %d in xrcd %u\n", q->qpn, h,
+			q->pd_handle);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_OPEN_XRCD: {
+		const struct ib_uverbs_open_xrcd *q = c->req;
+		struct ib_uverbs_open_xrcd_resp *r = out;
+		struct stat st;
+		int i, domain = 0;
+
+		if (c->out_len < sizeof(*r))
+			return EINVAL;
+		/* As ib_core: a file names a domain, fd -1 a new one. */
+		if ((int)q->fd != -1) {
+			if (fstat(q->fd, &st))
+				return EBADF;
+			for (i = 0; i < MAX_OBJ; i++)
+				if (xrcds[i].used && xrcds[i].has_inode &&
+				    xrcds[i].dev == st.st_dev &&
+				    xrcds[i].ino == st.st_ino)
+					domain = xrcds[i].domain;
+			if (!domain && !(q->oflags & O_CREAT))
+				return EAGAIN;
+			if (domain && (q->oflags & O_EXCL))
+				return EINVAL;
+		}
+		h = alloc_handle(xrcds, sizeof(xrcds[0]));
+		memset(&xrcds[h], 0, sizeof(xrcds[h]));
+		xrcds[h].used = true;
+		xrcds[h].domain = domain ? domain : next_domain++;
+		if ((int)q->fd != -1) {
+			xrcds[h].has_inode = true;
+			xrcds[h].dev = st.st_dev;
+			xrcds[h].ino = st.st_ino;
+		}
+		r->xrcd_handle = h;
+		fprintf(stderr, "fake: open_xrcd %d domain %d\n", h,
+			xrcds[h].domain);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CLOSE_XRCD: {
+		const struct ib_uverbs_close_xrcd *q = c->req;
+
+		/* No response: out is not a pointer here. */
+		if (q->xrcd_handle >= MAX_OBJ || !xrcds[q->xrcd_handle].used)
+			return EINVAL;
+		if (xrcds[q->xrcd_handle].users)
+			return EBUSY;
+		xrcds[q->xrcd_handle].used = false;
+		fprintf(stderr, "fake: close_xrcd %u\n", q->xrcd_handle);
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_POST_SEND: {

@@ -26,8 +26,10 @@ int main(void)
 				     IBV_XRCD_INIT_ATTR_OFLAGS,
 			.fd = -1,
 		};
+		struct ibv_alloc_dm_attr dm_attr = { .length = 64 };
 		struct ibv_context *ctx, *ctx2;
 		struct ibv_xrcd *xrcd;
+		struct ibv_dm *dm;
 		struct ibv_cq *cq;
 		struct ibv_pd *pd;
 
@@ -56,11 +58,17 @@ int main(void)
 			printf("%s: destroy_cq: %s\n", name,
 			       strerror(ibv_destroy_cq(cq)));
 
-		/* A verb the provider does not implement. */
 		errno = 0;
 		xrcd = ibv_open_xrcd(ctx, &xrcd_attr);
-		printf("%s: open_xrcd: %s\n", name,
-		       xrcd ? "ok?!" : strerror(errno));
+		printf("%s: open_xrcd: %s\n", name, xrcd ? "ok" : strerror(errno));
+		if (xrcd)
+			printf("%s: close_xrcd: %s\n", name,
+			       strerror(ibv_close_xrcd(xrcd)));
+
+		/* A verb the provider does not implement. */
+		errno = 0;
+		dm = ibv_alloc_dm(ctx, &dm_attr);
+		printf("%s: alloc_dm: %s\n", name, dm ? "ok?!" : strerror(errno));
 
 		if (ctx2)
 			printf("%s: close second: %s\n", name,
