@@ -684,8 +684,9 @@ struct wookie_resp {
 	/* SEND: the receive WQE being filled, and bytes placed. */
 	bool have_rqe;
 	struct wookie_recv_wqe rqe;
-	/* XRC target: the SRQ rqe came from. */
+	/* XRC target: the SRQ rqe came from, and the one of the message. */
 	u32 rqe_srqn;
+	u32 msg_srqn;
 	/*
 	 * XRC target: the SRQ the XRCETH of the request in hand names (a
 	 * reference held while it is handled), or NULL if none is usable.

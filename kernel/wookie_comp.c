@@ -900,10 +900,18 @@ void wookie_complete_done(struct wookie_qp *qp)
 
 	if (state == IB_QPS_RESET)
 		return;
-	/* An XRC target has no SQ, only the receive WQE it was filling. */
+	/*
+	 * An XRC target has no SQ: drained as soon as asked, and in ERR only
+	 * the receive WQE it was filling to flush.
+	 */
 	if (!qp->sq.hdr) {
 		if (state == IB_QPS_ERR)
 			wookie_flush_recv(qp);
+		if (state == IB_QPS_SQD && qp->sq_draining) {
+			qp->sq_draining = false;
+			if (qp->sqd_notify)
+				wookie_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		}
 		return;
 	}
 	if (error) {

@@ -155,8 +155,13 @@ static int wookie_check_qp_init(struct wookie_dev *wdev,
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
-	/* An XRC initiator sends only: no receive queue, no receive CQ. */
+	/*
+	 * An XRC initiator sends only: no receive queue, no receive CQ.  A
+	 * kernel consumer's could not name an SRQ (ib_send_wr has no field).
+	 */
 	if (init->qp_type == IB_QPT_XRC_INI) {
+		if (!udata)
+			return -EOPNOTSUPP;
 		if (!init->send_cq || init->srq || cap->max_recv_wr ||
 		    cap->max_recv_sge)
 			return -EINVAL;

@@ -123,7 +123,7 @@ static int resp_cq_post(struct wookie_qp *qp, struct wookie_cqe *cqe,
 	int err;
 
 	if (qp->kind != WOOKIE_QP_KIND_XRC_TGT)
-		return resp_cq_post(qp, cqe, solicited);
+		return wookie_cq_post(qp->recv_cq, cqe, solicited);
 	if (srq && srq->ibsrq.ext.xrc.srq_num == qp->resp.rqe_srqn)
 		return wookie_cq_post(to_wookie_cq(srq->ibsrq.ext.cq), cqe,
 				      solicited);
@@ -749,9 +749,11 @@ static enum resp_res resp_check_access(struct wookie_qp *qp,
 		/* No such XRC SRQ in the target's domain: an access error. */
 		if (!qp->resp.xrc_srq)
 			return RESP_ERR_ACCESS;
-		/* A message goes to one SRQ. */
-		if (qp->resp.in_msg_flags && qp->resp.have_rqe &&
-		    qp->resp.rqe_srqn != pkt->hdrs.xrc_srqn)
+		/* A message goes to one SRQ, named by each of its packets. */
+		if (flags & WOOKIE_OPF_FIRST)
+			qp->resp.msg_srqn = pkt->hdrs.xrc_srqn;
+		else if (qp->resp.in_msg_flags &&
+			 qp->resp.msg_srqn != pkt->hdrs.xrc_srqn)
 			return RESP_ERR_INVALID;
 	}
 
