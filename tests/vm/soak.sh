@@ -44,14 +44,33 @@ deadline=$((SECONDS + secs))
 jobs_dir=$RDMA_OUT/jobs
 mkdir -p "$jobs_dir"
 
+# pair_state LOG: what a pair about to hit its time limit is doing: every
+# QP's engine state on both devices, and the programs' kernel stacks.
+pair_state() {
+	local p
+
+	{
+		echo "--- $(date +%T) uptime $(cut -d' ' -f1 /proc/uptime)"
+		rdma -dd resource show qp link zz0/1
+		ns_run hostB rdma -dd resource show qp link yy0/1
+		for p in $(pgrep -f "ib_.*_bw|ibv_.*_pingpong|rc_verify"); do
+			echo "pid $p $(cat "/proc/$p/comm" 2>/dev/null): $(cat "/proc/$p/wchan" 2>/dev/null)"
+			sed 's/^/    /' "/proc/$p/stack" 2>/dev/null
+		done
+	} >>"$1.state" 2>&1
+}
+
 # run_pair LOG SECONDS PORT SNS SDEV CNS CDEV SIP PROG [ARG...]: PROG as
 # server on SDEV in namespace SNS and as client on CDEV in CNS, connecting
-# to SIP.  Exit 0 when both do; 124 when either hit the time limit.
+# to SIP.  Exit 0 when both do; 124 when either hit the time limit (the
+# pair's state, taken 15 s before, is in LOG.state).
 run_pair() {
 	local log=$1 lim=$(($2 * RDMA_SLOW)) port=$3 sns=$4 sdev=$5 cns=$6
-	local cdev=$7 sip=$8 prog=$9 sopts copts spid src=0 crc=0
+	local cdev=$7 sip=$8 prog=$9 sopts copts spid src=0 crc=0 wpid
 
 	shift 9
+	(sleep $((lim - 15)) && pair_state "$log") &
+	wpid=$!
 	read -ra sopts <<<"$(xpair_opts "$prog" "$sdev" 1)"
 	read -ra copts <<<"$(xpair_opts "$prog" "$cdev" 1)"
 	ns_run "$sns" timeout -k 5 "$lim" "$prog" "${sopts[@]}" "$@" \
@@ -70,6 +89,9 @@ run_pair() {
 		kill "$spid" 2>/dev/null || true
 	fi
 	wait "$spid" || src=$?
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	echo "server exit $src, client exit $crc" >"$log.exit"
 	if [ "$src" -eq 124 ] || [ "$crc" -eq 124 ]; then
 		return 124
 	fi
@@ -79,16 +101,30 @@ run_pair() {
 # job NAME BASE_PORT: run the job's steps (job_NAME STEP PORT) until the
 # deadline; a failed step is logged with its output.  Each job has its own
 # TCP ports: BASE_PORT on.
+# job_why LOG: why a step failed, in a few words, from its logs.
+job_why() {
+	local why
+
+	why=$(cat "$1.exit" 2>/dev/null)
+	[ -e "$1.novictim" ] && why="$why; no victim found"
+	grep -q 'status 12\|retry counter exceeded' "$1".client "$1".server 2>/dev/null &&
+		why="$why; transport retry counter exceeded"
+	[ -e "$1.state" ] && why="$why; state in ${1##*/}.state"
+	echo "${why#; }"
+}
+
 job() {
-	local name=$1 port=$2 step=0 runs=0 fails=0 log
+	local name=$1 port=$2 step=0 runs=0 fails=0 log rc
 
 	while [ $SECONDS -lt $deadline ]; do
 		log=$jobs_dir/$name-$step
-		if "job_$name" "$step" "$port" "$log"; then
+		rc=0
+		"job_$name" "$step" "$port" "$log" || rc=$?
+		if [ "$rc" -eq 0 ]; then
 			rm -f "$log".*
 		else
 			fails=$((fails + 1))
-			echo "$name step $step (port $port) failed, exit $?" >>"$jobs_dir/$name.failures"
+			echo "$name step $step (port $port) failed, exit $rc: $(job_why "$log")" >>"$jobs_dir/$name.failures"
 		fi
 		runs=$((runs + 1)) step=$((step + 1)) port=$((port + 1))
 	done
@@ -128,6 +164,19 @@ job_local() {
 	run_pair "$3" 120 "$2" "" zz0 "" zz0 127.0.0.1 "${words[@]}"
 }
 
+# victims PATTERN: the perftest programs whose command line matches, not
+# the timeout or ip-netns processes around them.
+victims() {
+	local p
+
+	for p in $(pgrep -f "$1" || true); do
+		case "$(cat "/proc/$p/comm" 2>/dev/null)" in
+		ib_*) echo "$p" ;;
+		esac
+	done
+}
+has_victim() { [ -n "$(victims "$1")" ]; }
+
 # The victim: the client or the server, 2 to 7 s in (the job's own
 # sequence of choices, from the seed).
 job_kill() {
@@ -141,19 +190,20 @@ job_kill() {
 			ib_send_bw -c UC -D 20 -s 4096 &
 	fi
 	pid=$!
-	sleep $((2 + (seed + step * 7) % 6))
 	side=$(((seed + step) % 2))
 	if [ "$side" -eq 0 ]; then
 		pattern="ib_.*_bw .* -p $port\$"
 	else
 		pattern="ib_.*_bw .* -p $port [0-9.]+\$"
 	fi
-	# The program itself, not the timeout or ip-netns process around it.
-	for p in $(pgrep -f "$pattern" || true); do
-		case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-		ib_*) kill -9 "$p" 2>/dev/null && echo "$p" >>"$log.killed" ;;
-		esac
+	# Once the victim runs (on the sanitizer kernel starting it took
+	# longer than the 2 to 7 s), then 2 to 7 s more.
+	wait_until $((20 * RDMA_SLOW)) has_victim "$pattern" || true
+	sleep $((2 + (seed + step * 7) % 6))
+	for p in $(victims "$pattern"); do
+		kill -9 "$p" 2>/dev/null && echo "$p" >>"$log.killed"
 	done
+	[ -s "$log.killed" ] || touch "$log.novictim"
 	wait "$pid" || rc=$?
 	# A victim was found and killed, and the survivor ended, one way or
 	# the other, before its time limit.
@@ -172,7 +222,7 @@ for name in wire local kill; do
 		echo "ok   $name: $runs runs"
 	else
 		echo "FAIL $name: $fails of $runs runs failed"
-		sed 's/^/     | /' "$jobs_dir/$name.failures" 2>/dev/null | head -n 5
+		sed 's/^/     | /' "$jobs_dir/$name.failures" 2>/dev/null | head -n 12
 		for f in "$jobs_dir/$name"-*.client; do
 			[ -e "$f" ] || continue
 			echo "     $f:"
