@@ -956,9 +956,14 @@ struct ibv_qp *wookie_open_qp(struct ibv_context *ibctx,
 	struct wookie_qp *qp;
 	int ret;
 
-	/* libibverbs follows attr->xrcd without looking. */
-	if ((attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) &&
-	    (!attr->xrcd || attr->xrcd->context != ibctx)) {
+	/*
+	 * libibverbs follows attr->xrcd without looking, and passes the type
+	 * on as one byte: XRC_RECV + 256 would open what it is not.
+	 */
+	if (((attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) &&
+	     (!attr->xrcd || attr->xrcd->context != ibctx)) ||
+	    ((attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) &&
+	     attr->qp_type != IBV_QPT_XRC_RECV)) {
 		errno = EINVAL;
 		return NULL;
 	}

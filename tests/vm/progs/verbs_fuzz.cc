@@ -8,14 +8,22 @@
 // attributes: PDs, MRs (reg, rereg, dereg; random access, lengths from 0
 // to huge, bad addresses), MWs (type 1 bound with ibv_bind_mw, type 2
 // with a BIND_MW WQE), completion channels, CQs (classic and extended,
-// resize, depths from 0 to huge), SRQs, QPs of RC/UC/UD (classic and
-// extended with the ibv_wr_* API) with random capabilities, random
-// modify_qp transitions and attribute masks, queries, AHs with random
-// GIDs, multicast attach/detach, post_send/post_recv with random opcodes,
-// SGEs, lkeys, rkeys and inline sizes, poll_cq, req_notify_cq and
-// completion and async events (non-blocking), and destruction in random
-// order, where out of dependency order must give EBUSY.  A worker may
-// scribble over its own mapped rings (indices, WQEs, the CQ consumer) at a
+// resize, depths from 0 to huge), SRQs (basic, and XRC with
+// ibv_create_srq_ex and ibv_get_srq_num), XRC domains (ibv_open_xrcd on
+// no file, on a file of the worker's own, or on one file that all the
+// workers share, with and without O_CREAT and O_EXCL; ibv_close_xrcd),
+// QPs of RC/UC/UD/XRC_SEND/XRC_RECV (classic and extended with the
+// ibv_wr_* API) with random capabilities, ibv_open_qp on XRC domains
+// (the worker's XRC_RECV QPs, other workers' in the shared domain, random
+// numbers), random modify_qp transitions and attribute masks (XRC_SEND
+// connected to XRC_RECV QPs for traffic into XRC SRQs), queries, AHs
+// with random GIDs, multicast attach/detach, post_send/post_recv with
+// random opcodes, SGEs, lkeys, rkeys, inline sizes and XRC SRQ numbers
+// (the worker's, another domain's, any 24-bit one, above 24 bits),
+// poll_cq, req_notify_cq and completion and async events (non-blocking),
+// and destruction in random order, where out of dependency order must
+// give EBUSY.  A worker may scribble over its own mapped rings (indices,
+// WQEs, the CQ consumer; XRC_SEND SQs and XRC SRQs among them) at a
 // random step: from then on it only posts, rings doorbells, polls CQs it
 // did not scribble on, queries, modifies QPs (never to RESET, whose CQ
 // clean-up would walk a corrupt CQ) and destroys; then it ends.  Workers
@@ -33,7 +41,10 @@
 //
 // Worker i's seed is derived from S and i; every failure line names the
 // seeds and a --replay command that runs that worker alone (the replay is
-// the same sequence of verbs; completions and kill timing may differ).
+// the same sequence of verbs; completions and kill timing may differ, and
+// so may what the shared XRC domain held: a worker alone finds no other
+// worker's domain or XRC_RECV QP there, and its sequence may part from
+// the run's after such a call).
 // Prints "ok"/"FAIL" lines and a summary (verbs called and succeeded,
 // errors by errno, kills, scribbles, completions); exit 0 only when every
 // check passed.  The kernel side (splats, leaks, objects left over) is the
@@ -196,6 +207,8 @@ enum Verb {
 	V_QUERY_RT_VALUES,
 	V_ALLOC_PD,
 	V_DEALLOC_PD,
+	V_OPEN_XRCD,
+	V_CLOSE_XRCD,
 	V_REG_MR,
 	V_REREG_MR,
 	V_DEREG_MR,
@@ -214,12 +227,15 @@ enum Verb {
 	V_GET_CQ_EVENT,
 	V_GET_ASYNC_EVENT,
 	V_CREATE_SRQ,
+	V_CREATE_SRQ_EX,
 	V_MODIFY_SRQ,
 	V_QUERY_SRQ,
+	V_GET_SRQ_NUM,
 	V_POST_SRQ_RECV,
 	V_DESTROY_SRQ,
 	V_CREATE_QP,
 	V_CREATE_QP_EX,
+	V_OPEN_QP,
 	V_MODIFY_QP,
 	V_QUERY_QP,
 	V_DESTROY_QP,
@@ -235,12 +251,13 @@ enum Verb {
 	V_COUNT
 };
 
-const char *const kVerbName[V_COUNT] = {
+const char *const kVerbName[] = {
 	"ibv_open_device",	"ibv_close_device",
 	"ibv_query_device",	"ibv_query_device_ex",
 	"ibv_query_port",	"ibv_query_gid",
 	"ibv_query_pkey",	"ibv_query_rt_values_ex",
 	"ibv_alloc_pd",		"ibv_dealloc_pd",
+	"ibv_open_xrcd",	"ibv_close_xrcd",
 	"ibv_reg_mr",		"ibv_rereg_mr",
 	"ibv_dereg_mr",		"ibv_alloc_mw",
 	"ibv_bind_mw",		"ibv_dealloc_mw",
@@ -250,16 +267,20 @@ const char *const kVerbName[V_COUNT] = {
 	"ibv_poll_cq",		"ibv_start_poll",
 	"ibv_req_notify_cq",	"ibv_get_cq_event",
 	"ibv_get_async_event",	"ibv_create_srq",
-	"ibv_modify_srq",	"ibv_query_srq",
+	"ibv_create_srq_ex",	"ibv_modify_srq",
+	"ibv_query_srq",	"ibv_get_srq_num",
 	"ibv_post_srq_recv",	"ibv_destroy_srq",
 	"ibv_create_qp",	"ibv_create_qp_ex",
-	"ibv_modify_qp",	"ibv_query_qp",
-	"ibv_destroy_qp",	"ibv_post_send",
-	"ibv_wr_complete",	"ibv_post_recv",
-	"ibv_create_ah",	"ibv_destroy_ah",
-	"ibv_attach_mcast",	"ibv_detach_mcast",
-	"doorbell (empty post command)", "unsupported verbs (td, xrcd, dm)",
+	"ibv_open_qp",		"ibv_modify_qp",
+	"ibv_query_qp",		"ibv_destroy_qp",
+	"ibv_post_send",	"ibv_wr_complete",
+	"ibv_post_recv",	"ibv_create_ah",
+	"ibv_destroy_ah",	"ibv_attach_mcast",
+	"ibv_detach_mcast",	"doorbell (empty post command)",
+	"unsupported verbs (td, dm)",
 };
+static_assert(sizeof(kVerbName) / sizeof(kVerbName[0]) == V_COUNT,
+	      "a name for every verb");
 
 constexpr int kErrnos = 160;
 constexpr int kMaxWorkers = 64;
@@ -269,6 +290,7 @@ struct Counters {
 	uint64_t ok[V_COUNT];
 	uint64_t err[kErrnos];	// by errno; kErrnos - 1: others
 	uint64_t steps, scribbles, wc_ok, wc_err, cq_events, async_events;
+	uint64_t wc_xrc;	// of wc_ok: of the worker's XRC QPs
 	uint64_t failures;
 
 	void add(const Counters &o)
@@ -283,6 +305,7 @@ struct Counters {
 		scribbles += o.scribbles;
 		wc_ok += o.wc_ok;
 		wc_err += o.wc_err;
+		wc_xrc += o.wc_xrc;
 		cq_events += o.cq_events;
 		async_events += o.async_events;
 		failures += o.failures;
@@ -310,14 +333,34 @@ struct CheckerState {
 	std::atomic<int> op;
 };
 
+// XRC_RECV QPs that workers made in the shared XRC domain, for the others
+// to open: numbers written over in any order, maybe stale.
+constexpr int kXrcShared = 16;
+
 struct Shared {
 	std::atomic<int> stop_workers;
 	std::atomic<int> stop_checker;
 	CheckerState checker;
 	Slot slot[kMaxWorkers];
+	std::atomic<uint32_t> xrc_tgt[kXrcShared];
 };
 
 Shared *shm;
+
+// The file whose XRC domain every worker may open (created and unlinked
+// before forking, the descriptor inherited), or -1.
+int shared_xrcd_fd = -1;
+
+// A file for XRC domains (unlinked: the descriptor keeps it), or -1.
+int xrcd_file()
+{
+	char path[] = "/tmp/verbs_fuzz-xrcd-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
 
 // The GIDs of the checker's device (sysfs, read before forking).
 std::vector<ibv_gid> checker_gids;
@@ -441,9 +484,21 @@ constexpr size_t kRoLen = 64 << 10;	// read-only, never written
 constexpr int kMaxSge = 40;		// SGE arrays (device limit: 32)
 constexpr uint32_t kQkey = 0x11110000;
 constexpr int kMcastGroups = 8;
+// The XRCETH carries 24 bits: a larger SRQ number is refused when posted.
+constexpr uint32_t kXrcSrqnMax = 0xffffff;
 
 struct Pd {
 	ibv_pd *pd;
+};
+// Where an XRC domain lives: the kernel keeps one domain per file, while
+// a handle on it is open; each ibv_open_xrcd with fd -1 is a domain.
+enum XrcFile { XF_NONE, XF_OWN, XF_SHARED };
+struct Xrcd {
+	ibv_xrcd *x;
+	XrcFile file;
+	// Equal for two handles open on one domain (the file, or a number
+	// of the handle's own for fd -1).
+	uint64_t domain;
 };
 struct Mr {
 	ibv_mr *mr;
@@ -472,6 +527,12 @@ struct Srq {
 	uint32_t max_sge;
 	std::vector<Ring> rings;
 	bool big = false;
+	// XRC SRQs: their domain handle, their CQ (both held by the kernel;
+	// a basic SRQ holds no CQ) and their number.
+	bool xrc = false;
+	Xrcd *xrcd = nullptr;
+	Cq *cq = nullptr;
+	uint32_t srqn = 0;
 };
 struct Qp {
 	ibv_qp *qp;
@@ -486,6 +547,10 @@ struct Qp {
 	// LID); a QP that has any cannot be destroyed (EBUSY).
 	std::vector<std::pair<ibv_gid, uint16_t>> mcast;
 	bool big = false;
+	// XRC_RECV QPs, created or opened: the domain handle used (no PD,
+	// CQ or SRQ); XRC_SEND QPs hold only their PD and send CQ.
+	Xrcd *xrcd = nullptr;
+	uint32_t dest = 0;	// the last destination QP number set
 };
 struct Ah {
 	ibv_ah *ah;
@@ -547,7 +612,10 @@ struct Worker {
 	std::vector<std::unique_ptr<Srq>> srqs;
 	std::vector<std::unique_ptr<Qp>> qps;
 	std::vector<std::unique_ptr<Ah>> ahs;
+	std::vector<std::unique_ptr<Xrcd>> xrcds;
 	std::set<Ring> known;	// rings mapped, as of the last look
+	int own_xrcd_fd = -1;	// this worker's file for XRC domains
+	uint64_t next_domain = 16;
 
 	Worker(uint64_t g, uint64_t s, Slot *sl)
 		: rng(s), gen(g), seed(s), slot(sl), c(sl->c)
@@ -951,6 +1019,21 @@ struct Worker {
 
 		for (auto &q : qps)
 			n += q->scq == cq || q->rcq == cq;
+		for (auto &s : srqs)
+			n += s->cq == cq;
+		return n;
+	}
+	// The SRQs and QPs made or opened with this handle (ib_uverbs counts
+	// them per handle: another handle's, or another process's, do not
+	// keep this one open).
+	int users(const Xrcd *x) const
+	{
+		int n = 0;
+
+		for (auto &s : srqs)
+			n += s->xrcd == x;
+		for (auto &q : qps)
+			n += q->xrcd == x;
 		return n;
 	}
 	int users(const Srq *s) const
@@ -1194,6 +1277,113 @@ struct Worker {
 			erase(mws, w);
 	}
 
+	// --- XRC domains ---------------------------------------------------------
+
+	int xrcd_fd(XrcFile f) const
+	{
+		return f == XF_OWN ? own_xrcd_fd : f == XF_SHARED ? shared_xrcd_fd : -1;
+	}
+
+	// A handle of ours open on file @f's domain (the domain exists).
+	bool xrcd_held(XrcFile f) const
+	{
+		for (auto &x : xrcds)
+			if (x->file == f)
+				return true;
+		return false;
+	}
+
+	// On no file (a domain of its own), on this worker's file (no other
+	// process has its domain: it exists exactly while a handle of ours is
+	// open), on the shared file (other workers may hold its domain, or
+	// not), or on a descriptor that is not open; random flags and masks.
+	void open_xrcd()
+	{
+		if (xrcds.size() >= 4)
+			return;
+		ibv_xrcd_init_attr a{};
+		XrcFile file = XF_NONE;
+		bool badfd = false;
+		unsigned k = (unsigned)rng.below(10);
+
+		if (k >= 3 && k < 6)
+			file = XF_OWN;
+		else if (k >= 6 && k < 9)
+			file = XF_SHARED;
+		a.fd = xrcd_fd(file);
+		if (a.fd < 0)
+			file = XF_NONE;	// no file could be made: fd -1
+		if (k == 9) {
+			// Beyond any descriptor table (2^20 at most), or negative.
+			a.fd = rng.pct(50) ? (1 << 21) + (int)rng.below(1000)
+					   : -2 - (int)rng.below(100);
+			badfd = true;
+		}
+		a.oflags = (rng.pct(75) ? O_CREAT : 0) | (rng.pct(15) ? O_EXCL : 0);
+		if (rng.pct(5))
+			a.oflags |= (int)rng.u32();
+		a.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+		if (rng.pct(5))
+			a.comp_mask = rng.pct(50) ? (uint32_t)rng.below(8) : rng.u32();
+		bool mask_ok = a.comp_mask == (IBV_XRCD_INIT_ATTR_FD |
+					       IBV_XRCD_INIT_ATTR_OFLAGS);
+		bool creat = a.oflags & O_CREAT, excl = a.oflags & O_EXCL;
+		bool held = file != XF_NONE && xrcd_held(file);
+
+		// What ib_uverbs must answer (-1: it depends on other workers).
+		int want;
+		if (!mask_ok)
+			want = EINVAL;	// or EOPNOTSUPP: some error
+		else if (badfd)
+			want = EBADF;
+		else if (file == XF_NONE)
+			want = 0;
+		else if (held)
+			want = excl ? EINVAL : 0;
+		else if (file == XF_OWN)
+			want = creat ? 0 : EAGAIN;
+		else
+			want = -1;
+		trace("open_xrcd fd %d oflags %#x mask %#x (%s file)", a.fd,
+		      a.oflags, a.comp_mask,
+		      file == XF_OWN ? "own" : file == XF_SHARED ? "shared" : "no");
+		at(V_OPEN_XRCD);
+		errno = 0;
+		ibv_xrcd *x = ibv_open_xrcd(ctx, &a);
+		int err = x ? 0 : errno;
+		note(V_OPEN_XRCD, err);
+		if (!x && !err)
+			fail("ibv_open_xrcd failed without an errno");
+		else if (!mask_ok) {
+			if (x)
+				fail("ibv_open_xrcd with comp_mask %#x succeeded",
+				     a.comp_mask);
+		} else if (want >= 0 && err != want)
+			fail("ibv_open_xrcd of fd %d (%s), oflags %#x%s: %s, expected %s",
+			     a.fd, badfd ? "not open" : file == XF_NONE ? "none"
+			     : file == XF_OWN ? "this worker's file" : "the shared file",
+			     a.oflags, held ? ", its domain open here" : "",
+			     err ? errname(err).c_str() : "success",
+			     want ? errname(want).c_str() : "success");
+		else if (want < 0 && err && !(err == EAGAIN && !creat) &&
+			 !(err == EINVAL && excl))
+			fail("ibv_open_xrcd of the shared file, oflags %#x: %s",
+			     a.oflags, errname(err).c_str());
+		if (!x)
+			return;
+		uint64_t domain = file != XF_NONE ? (uint64_t)file : next_domain++;
+		xrcds.push_back(std::unique_ptr<Xrcd>(new Xrcd{x, file, domain}));
+	}
+
+	void close_xrcd(Xrcd *x)
+	{
+		at(V_CLOSE_XRCD);
+		int busy = users(x);
+		if (destroyed(V_CLOSE_XRCD, ibv_close_xrcd(x->x), busy,
+			      "ibv_close_xrcd"))
+			erase(xrcds, x);
+	}
+
 	// --- completion channels and CQs ----------------------------------------
 
 	void create_channel()
@@ -1306,12 +1496,19 @@ struct Worker {
 		}
 	}
 
-	void count_wc(ibv_wc_status st)
+	void count_wc(ibv_wc_status st, uint32_t qpn)
 	{
-		if (st == IBV_WC_SUCCESS)
-			c.wc_ok++;
-		else
+		if (st != IBV_WC_SUCCESS) {
 			c.wc_err++;
+			return;
+		}
+		c.wc_ok++;
+		// XRC_SEND completions, and XRC_RECV ones on XRC SRQs' CQs.
+		for (auto &q : qps)
+			if (q->qp->qp_num == qpn && is_xrc(q->type)) {
+				c.wc_xrc++;
+				break;
+			}
 	}
 
 	// A CQ the provider may read: not one we scribbled over (a corrupt
@@ -1345,7 +1542,8 @@ struct Worker {
 			for (int n = 0; n < 32; n++) {
 				volatile uint64_t sink = 0;
 
-				count_wc(cq->cqx->status);
+				count_wc(cq->cqx->status,
+					 ibv_wc_read_qp_num(cq->cqx));
 				sink += ibv_wc_read_opcode(cq->cqx);
 				sink += ibv_wc_read_byte_len(cq->cqx);
 				sink += ibv_wc_read_qp_num(cq->cqx);
@@ -1366,7 +1564,7 @@ struct Worker {
 		int n = ibv_poll_cq(cq->cq, ne, wc);
 		note(V_POLL_CQ, n < 0 ? -n : 0);
 		for (int i = 0; i < n && i < 32; i++)
-			count_wc(wc[i].status);
+			count_wc(wc[i].status, wc[i].qp_num);
 		if (n > std::max(ne, 0))
 			fail("ibv_poll_cq returned %d completions for %d", n, ne);
 	}
@@ -1478,6 +1676,125 @@ struct Worker {
 						      new_rings()});
 		s->big = wr > 1024;
 		srqs.push_back(std::move(s));
+	}
+
+	// Basic and XRC SRQs through ibv_create_srq_ex: random attributes,
+	// masks, and PD, CQ and XRC domain (ours, or none).  libibverbs
+	// passes a mask of PD and type BASIC on to ibv_create_srq, which
+	// follows the PD pointer: never a NULL one there.
+	void create_srq_ex()
+	{
+		if (srqs.size() >= 6)
+			return;
+		Pd *p = rng.pct(95) ? rng.pick(pds) : nullptr;
+		Cq *cq = rng.pct(95) ? rng.pick(cqs) : nullptr;
+		Xrcd *x = rng.pct(95) ? rng.pick(xrcds) : nullptr;
+		bool xrc = rng.pct(75);
+		ibv_srq_init_attr_ex a{};
+		uint32_t wr = tame(count(dattr.max_srq_wr),
+				   (uint32_t)dattr.max_srq_wr);
+		uint32_t sge = count(dattr.max_srq_sge, 4);
+
+		a.attr.max_wr = wr;
+		a.attr.max_sge = sge;
+		a.attr.srq_limit = rng.pct(70) ? (uint32_t)rng.below(wr + 1ull)
+					       : rng.u32();
+		a.srq_type = xrc ? IBV_SRQT_XRC : IBV_SRQT_BASIC;
+		a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+		if (xrc || rng.pct(20))
+			a.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+		if (!xrc && rng.pct(30))
+			a.comp_mask &= ~(uint32_t)IBV_SRQ_INIT_ATTR_TYPE;
+		if (rng.pct(10))
+			a.comp_mask &= ~(1u << rng.below(4));
+		if (rng.pct(4))
+			a.comp_mask |= 1u << rng.below(32);	// TM and beyond
+		if (rng.pct(3))
+			set_raw(a.srq_type, rng.pct(50) ? (uint32_t)IBV_SRQT_TM
+							: (uint32_t)rng.below(256));
+		a.pd = p ? p->pd : nullptr;
+		a.cq = cq ? cq->cq : nullptr;
+		a.xrcd = x ? x->x : nullptr;
+		uint32_t mask = a.comp_mask, type = get_raw(a.srq_type);
+		bool typed = mask & IBV_SRQ_INIT_ATTR_TYPE;
+		bool basic = !typed || type == IBV_SRQT_BASIC;
+		if (!(mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE)) &&
+		    (mask & IBV_SRQ_INIT_ATTR_PD) && basic && !p)
+			return;
+		bool is_xrc = typed && type == IBV_SRQT_XRC;
+		// Refused whatever the sizes: a mask or type not offered, a PD,
+		// CQ or domain missing.
+		bool bad = (mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
+					       IBV_SRQ_INIT_ATTR_PD |
+					       IBV_SRQ_INIT_ATTR_XRCD |
+					       IBV_SRQ_INIT_ATTR_CQ)) ||
+			   (!basic && !is_xrc) || !(mask & IBV_SRQ_INIT_ATTR_PD) ||
+			   !p || ((mask & IBV_SRQ_INIT_ATTR_CQ) && !cq) ||
+			   (is_xrc && (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !x ||
+				       !(mask & IBV_SRQ_INIT_ATTR_CQ)));
+
+		trace("create_srq_ex type %u mask %#x wr %u sge %u", type, mask,
+		      wr, sge);
+		at(V_CREATE_SRQ_EX);
+		errno = 0;
+		ibv_srq *srq = ibv_create_srq_ex(ctx, &a);
+		note(V_CREATE_SRQ_EX, srq ? 0 : errno);
+		if (!srq) {
+			if (!errno)
+				fail("ibv_create_srq_ex failed without an errno");
+			return;
+		}
+		if (bad)
+			fail("ibv_create_srq_ex of type %u, mask %#x, PD %p, CQ %p, domain %p succeeded",
+			     type, mask, (void *)p, (void *)cq, (void *)x);
+		else if (wr > (uint32_t)dattr.max_srq_wr ||
+			 sge > (uint32_t)dattr.max_srq_sge)
+			fail("ibv_create_srq_ex of %u WRs, %u SGEs succeeded (max %d, %d)",
+			     wr, sge, dattr.max_srq_wr, dattr.max_srq_sge);
+		else if (a.attr.max_wr < wr || a.attr.max_sge < sge)
+			fail("ibv_create_srq_ex: asked %u WRs %u SGEs, granted %u, %u",
+			     wr, sge, a.attr.max_wr, a.attr.max_sge);
+		auto s = std::unique_ptr<Srq>(new Srq{srq, p, a.attr.max_sge,
+						      new_rings()});
+		s->big = wr > 1024;
+		if (is_xrc) {
+			s->xrc = true;
+			s->xrcd = x;
+			s->cq = cq;
+			uint32_t n = 0;
+
+			at(V_GET_SRQ_NUM);
+			int rc = ibv_get_srq_num(srq, &n);
+			note(V_GET_SRQ_NUM, rc);
+			if (rc)
+				fail("ibv_get_srq_num of a new XRC SRQ: %s",
+				     errname(rc).c_str());
+			else if (n > kXrcSrqnMax)
+				fail("XRC SRQ number %#x: above 24 bits", n);
+			for (auto &o : srqs)
+				if (!rc && o->xrc && o->srqn == n)
+					fail("XRC SRQ number %#x given twice", n);
+			s->srqn = n;
+		}
+		srqs.push_back(std::move(s));
+	}
+
+	// libwookie(7): an XRC SRQ's number, EINVAL on a basic SRQ.
+	void get_srq_num(Srq *s)
+	{
+		uint32_t n = 0;
+
+		at(V_GET_SRQ_NUM);
+		int rc = ibv_get_srq_num(s->srq, &n);
+		note(V_GET_SRQ_NUM, rc);
+		if (!s->xrc && rc != EINVAL)
+			fail("ibv_get_srq_num of a basic SRQ: %s, expected EINVAL",
+			     rc ? errname(rc).c_str() : "success");
+		else if (s->xrc && rc)
+			fail("ibv_get_srq_num of an XRC SRQ: %s", errname(rc).c_str());
+		else if (s->xrc && n != s->srqn)
+			fail("ibv_get_srq_num: %#x, %#x when the XRC SRQ was created",
+			     n, s->srqn);
 	}
 
 	void modify_srq(Srq *s)
@@ -1617,7 +1934,8 @@ struct Worker {
 				a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 				// What the provider has for each type
 				// (IBV_QP_EX_WITH_*), or any of the ten.
-				uint64_t sup = type == IBV_QPT_RC ? 0x3ff
+				uint64_t sup = type == IBV_QPT_RC ||
+					       type == IBV_QPT_XRC_SEND ? 0x3ff
 					     : type == IBV_QPT_UC ? 0x18f : 0xc;
 				a.send_ops_flags = rng.next() &
 					(rng.pct(80) ? sup : (1ull << 10) - 1);
@@ -1650,11 +1968,257 @@ struct Worker {
 				fail("%s failed without an errno", kVerbName[v]);
 			return;
 		}
-		check_qp_caps(v, want, got, srq != nullptr);
+		// ib_core: an XRC SRQ is for XRC_RECV QPs only.
+		if (srq && srq->xrc && type != IBV_QPT_XRC_SEND &&
+		    type != IBV_QPT_XRC_RECV)
+			fail("%s of type %u on an XRC SRQ succeeded", kVerbName[v],
+			     get_raw(type));
+		check_qp_caps(v, want, got, srq != nullptr ||
+					  type == IBV_QPT_XRC_SEND);
+		keep_qp(qp, type, p, scq, rcq, srq, nullptr, got, send_ops);
+	}
+
+	// A new QP, with what the kernel holds for it: an XRC_SEND QP its PD
+	// and send CQ only (ib_core drops its receive CQ, and its SRQ if it
+	// does not refuse one), an XRC_RECV QP (or any opened one) its
+	// domain handle only.
+	void keep_qp(ibv_qp *qp, ibv_qp_type type, Pd *p, Cq *scq, Cq *rcq,
+		     Srq *srq, Xrcd *x, const ibv_qp_cap &got, uint64_t send_ops,
+		     bool opened = false)
+	{
+		if (type == IBV_QPT_XRC_SEND) {
+			rcq = nullptr;
+			srq = nullptr;
+			x = nullptr;
+		} else if (type == IBV_QPT_XRC_RECV || opened) {
+			p = nullptr;
+			scq = rcq = nullptr;
+			srq = nullptr;
+		} else {
+			x = nullptr;
+		}
 		auto q = std::unique_ptr<Qp>(new Qp{qp, p, scq, rcq, srq, type, got,
 						    send_ops, new_rings(), {}});
 		q->big = big_qp(got);
+		q->xrcd = x;
 		qps.push_back(std::move(q));
+	}
+
+	static bool is_xrc(ibv_qp_type t)
+	{
+		return t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV;
+	}
+
+	// An XRC QP: XRC_SEND through ibv_create_qp_ex or ibv_create_qp
+	// (a PD and a send CQ; the receive CQ, SRQ and receive caps are
+	// ignored), or XRC_RECV through ibv_create_qp_ex (an XRC domain;
+	// no PD, CQ, queue or send ops).  Random masks, pointers of ours or
+	// none: refusals where a PD, CQ or domain is missing.  ibv_create_qp_ex
+	// passes a mask of the PD alone to ibv_create_qp, which follows the
+	// PD pointer: never a NULL one there.
+	void create_xrc_qp()
+	{
+		if (qps.size() >= 12)
+			return;
+		unsigned how = (unsigned)rng.below(10);
+		Pd *p = rng.pct(95) ? rng.pick(pds) : nullptr;
+		Cq *scq = rng.pct(95) ? rng.pick(cqs) : nullptr;
+		Cq *rcq = rng.pct(50) ? rng.pick(cqs) : nullptr;
+		Srq *srq = rng.pct(how < 6 ? 5 : 10) ? rng.pick(srqs) : nullptr;
+		Xrcd *x = rng.pct(how < 6 ? 10 : 95) ? rng.pick(xrcds) : nullptr;
+		ibv_qp_cap want = how >= 6 && rng.pct(60) ? ibv_qp_cap{} : qp_cap();
+		ibv_qp_type type = how < 6 ? IBV_QPT_XRC_SEND : IBV_QPT_XRC_RECV;
+		int sig_all = rng.pct(20);
+		Verb v = how < 6 && how >= 4 ? V_CREATE_QP : V_CREATE_QP_EX;
+		ibv_qp_cap got{};
+		uint64_t send_ops = 0;
+		// A refusal is due (true), or success is (the XRC_RECV QPs
+		// of an open domain with nothing else asked).
+		bool bad, good = false;
+		ibv_qp *qp;
+
+		if (how >= 4 && how < 6) {
+			ibv_qp_init_attr a{};
+
+			if (!p)
+				return;
+			a.send_cq = scq ? scq->cq : nullptr;
+			a.recv_cq = rcq ? rcq->cq : nullptr;
+			a.srq = srq ? srq->srq : nullptr;
+			a.cap = want;
+			a.qp_type = type;
+			a.sq_sig_all = sig_all;
+			bad = !scq;
+			trace("create_qp XRC_SEND send %u x %u inline %u, send CQ %d",
+			      want.max_send_wr, want.max_send_sge,
+			      want.max_inline_data, scq != nullptr);
+			at(v);
+			errno = 0;
+			qp = ibv_create_qp(p->pd, &a);
+			got = a.cap;
+		} else {
+			ibv_qp_init_attr_ex a{};
+			bool recv = type == IBV_QPT_XRC_RECV;
+
+			a.qp_type = type;
+			a.send_cq = scq && (!recv || rng.pct(20)) ? scq->cq : nullptr;
+			a.recv_cq = rcq ? rcq->cq : nullptr;
+			a.srq = srq ? srq->srq : nullptr;
+			a.cap = want;
+			a.sq_sig_all = sig_all;
+			if (recv) {
+				a.comp_mask = rng.pct(95) ? IBV_QP_INIT_ATTR_XRCD : 0;
+				if (rng.pct(20))
+					a.comp_mask |= IBV_QP_INIT_ATTR_PD;
+			} else {
+				a.comp_mask = rng.pct(95) ? IBV_QP_INIT_ATTR_PD : 0;
+				if (x)
+					a.comp_mask |= IBV_QP_INIT_ATTR_XRCD;
+			}
+			a.pd = p && (!recv || rng.pct(50)) ? p->pd : nullptr;
+			a.xrcd = x ? x->x : nullptr;
+			if (rng.pct(recv ? 5 : 70)) {
+				a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+				a.send_ops_flags = rng.next() & (rng.pct(85) ? 0x3ff : 0x7ff);
+				if (rng.pct(5))
+					a.send_ops_flags |= 1ull << rng.below(64);
+			}
+			if (rng.pct(5)) {
+				a.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+				a.create_flags = rng.pct(50) ? 0 : rng.u32();
+			}
+			if (a.comp_mask == IBV_QP_INIT_ATTR_PD && !a.pd)
+				return;
+			bool flags = (a.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+				     a.create_flags;
+			bool ops = a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+			if (recv) {
+				bad = !(a.comp_mask & IBV_QP_INIT_ATTR_XRCD) || !x ||
+				      ops || flags;
+				good = !bad && !srq &&
+				       !(a.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS);
+			} else {
+				bad = !(a.comp_mask & IBV_QP_INIT_ATTR_PD) || !a.pd ||
+				      !scq || flags ||
+				      (ops && (a.send_ops_flags & ~0x3ffull));
+			}
+			trace("create_qp_ex %s mask %#x send %u x %u inline %u, ops %#llx",
+			      recv ? "XRC_RECV" : "XRC_SEND", a.comp_mask,
+			      want.max_send_wr, want.max_send_sge,
+			      want.max_inline_data,
+			      (unsigned long long)a.send_ops_flags);
+			at(v);
+			errno = 0;
+			qp = ibv_create_qp_ex(ctx, &a);
+			got = a.cap;
+			if (qp && ops)
+				send_ops = a.send_ops_flags;
+		}
+		int err = qp ? 0 : errno;
+		note(v, err);
+		if (!qp && !err)
+			fail("%s failed without an errno", kVerbName[v]);
+		else if (!qp && good)
+			fail("%s of an XRC_RECV QP in an open domain: %s",
+			     kVerbName[v], errname(err).c_str());
+		else if (qp && bad)
+			fail("%s of an XRC_%s QP without %s succeeded", kVerbName[v],
+			     type == IBV_QPT_XRC_SEND ? "SEND" : "RECV",
+			     type == IBV_QPT_XRC_SEND
+				     ? "a PD and send CQ, or with flags or send ops it has not"
+				     : "a domain, or with flags or send ops");
+		if (!qp)
+			return;
+		// An XRC_RECV QP has no queue: what it was asked is ignored.
+		if (type == IBV_QPT_XRC_SEND)
+			check_qp_caps(v, want, got, true);
+		keep_qp(qp, type, p, scq, rcq, srq, x, got, send_ops);
+		if (type == IBV_QPT_XRC_RECV && x && x->file == XF_SHARED)
+			shm->xrc_tgt[rng.below(kXrcShared)].store(qp->qp_num);
+	}
+
+	// ibv_open_qp: numbers of this worker's XRC_RECV QPs (in the
+	// handle's domain: success is due; in another: a refusal), of its
+	// other QPs (a refusal), other workers' in the shared domain, or
+	// random; random masks and types.
+	void open_qp()
+	{
+		if (qps.size() >= 12)
+			return;
+		std::vector<Qp *> tgt, other;
+		for (auto &q : qps)
+			(q->type == IBV_QPT_XRC_RECV ? tgt : other).push_back(q.get());
+		ibv_qp_open_attr a{};
+		Qp *mine = nullptr;
+		unsigned k = (unsigned)rng.below(20);
+
+		if (k < 10 && !tgt.empty())
+			mine = tgt[rng.below(tgt.size())];
+		else if (k < 13 && !other.empty())
+			mine = other[rng.below(other.size())];
+		// A handle: mostly one on the target's domain, if ours.
+		Xrcd *x = rng.pct(95) ? rng.pick(xrcds) : nullptr;
+		if (x && mine && mine->type == IBV_QPT_XRC_RECV && mine->xrcd &&
+		    rng.pct(70)) {
+			std::vector<Xrcd *> same;
+
+			for (auto &h : xrcds)
+				if (h->domain == mine->xrcd->domain)
+					same.push_back(h.get());
+			x = same[rng.below(same.size())];
+		}
+		if (mine)
+			a.qp_num = mine->qp->qp_num;
+		else if (k < 16)
+			a.qp_num = shm->xrc_tgt[rng.below(kXrcShared)].load();
+		else
+			a.qp_num = rng.pct(50) ? (uint32_t)rng.below(0x400) : rng.u32();
+		a.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+		if (rng.pct(50))
+			a.comp_mask |= IBV_QP_OPEN_ATTR_CONTEXT;
+		if (rng.pct(10))
+			a.comp_mask = (uint32_t)rng.below(32);
+		a.xrcd = x ? x->x : nullptr;
+		a.qp_type = IBV_QPT_XRC_RECV;
+		if (rng.pct(10))
+			set_raw(a.qp_type, rng.pct(50) ? (uint32_t)IBV_QPT_XRC_SEND
+							: (uint32_t)rng.below(256));
+		a.qp_context = this;
+		uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+				IBV_QP_OPEN_ATTR_TYPE;
+		bool valid = (a.comp_mask & need) == need &&
+			     a.comp_mask < IBV_QP_OPEN_ATTR_RESERVED && x &&
+			     a.qp_type == IBV_QPT_XRC_RECV;
+		// QP numbers are unique on the device: a live QP of ours that
+		// is not a target in the handle's domain is in no domain's.
+		bool same = mine && mine->type == IBV_QPT_XRC_RECV && x &&
+			    mine->xrcd && mine->xrcd->domain == x->domain;
+		bool good = valid && same, bad = !valid || (mine && !same);
+
+		trace("open_qp %u mask %#x type %u", a.qp_num, a.comp_mask,
+		      get_raw(a.qp_type));
+		at(V_OPEN_QP);
+		errno = 0;
+		ibv_qp *qp = ibv_open_qp(ctx, &a);
+		int err = qp ? 0 : errno;
+		note(V_OPEN_QP, err);
+		if (!qp && !err)
+			fail("ibv_open_qp failed without an errno");
+		else if (!qp && good)
+			fail("ibv_open_qp of XRC_RECV QP %u in the handle's domain: %s",
+			     a.qp_num, errname(err).c_str());
+		else if (qp && bad)
+			fail("ibv_open_qp of QP %u (mask %#x, type %u, %s) succeeded",
+			     a.qp_num, a.comp_mask, get_raw(a.qp_type),
+			     !valid ? "the mask, type or domain missing"
+			     : mine->type == IBV_QPT_XRC_RECV
+				     ? "an XRC_RECV QP of another domain"
+				     : "not an XRC_RECV QP");
+		if (!qp)
+			return;
+		keep_qp(qp, qp->qp_type, nullptr, nullptr, nullptr, nullptr, x,
+			ibv_qp_cap{}, 0, true);
 	}
 
 	int modify(Qp *q, ibv_qp_attr &a, int mask)
@@ -1667,6 +2231,8 @@ struct Worker {
 		note(V_MODIFY_QP, rc);
 		trace("modify_qp %u mask %#x state %u: %d", q->qp->qp_num, mask,
 		      get_raw(a.qp_state), rc);
+		if (!rc && (mask & IBV_QP_DEST_QPN))
+			q->dest = a.dest_qp_num;
 		return rc;
 	}
 
@@ -1690,10 +2256,54 @@ struct Worker {
 				   : rng.pct(50) ? 0xffffff : rng.u32();
 	}
 
+	// The other half of XRC: the QPs of ours of type @t.
+	std::vector<Qp *> of_type(ibv_qp_type t)
+	{
+		std::vector<Qp *> v;
+
+		for (auto &q : qps)
+			if (q->type == t)
+				v.push_back(q.get());
+		return v;
+	}
+
+	// A destination for @q: for an XRC QP mostly one of the other half.
+	uint32_t dest_qpn(Qp *q)
+	{
+		if (!is_xrc(q->type) || rng.pct(30))
+			return dest_qpn();
+		auto peers = of_type(q->type == IBV_QPT_XRC_SEND ? IBV_QPT_XRC_RECV
+							      : IBV_QPT_XRC_SEND);
+		return peers.empty() ? dest_qpn()
+				     : peers[rng.below(peers.size())]->qp->qp_num;
+	}
+
+	// ib_core's masks per QP type (qp_state_table): XRC_SEND as RC but
+	// without MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER into RTR, XRC_RECV as
+	// RC but with only TIMEOUT and SQ_PSN into RTS.  Now and then RC's
+	// masks for both: uverbs drops the bits a type ignores.
+	struct Masks {
+		bool rc;	// RC, XRC_SEND, XRC_RECV: reliable
+		bool responder;	// MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER into RTR
+		bool requester;	// RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC into RTS
+	};
+	Masks masks(Qp *q)
+	{
+		bool exact = rng.pct(75);
+		Masks m;
+
+		m.rc = q->type == IBV_QPT_RC || is_xrc(q->type);
+		m.responder = m.rc && !(q->type == IBV_QPT_XRC_SEND && exact);
+		m.requester = m.rc && !(q->type == IBV_QPT_XRC_RECV && exact);
+		return m;
+	}
+
 	// The attributes of the usual next transition from @from.
 	void next_transition(Qp *q, ibv_qp_attr &a, int &mask)
 	{
-		bool ud = q->type == IBV_QPT_UD, rc = q->type == IBV_QPT_RC;
+		bool ud = q->type == IBV_QPT_UD;
+		Masks m = masks(q);
+		bool rc = m.rc;
 
 		a = {};
 		switch (q->qp->state) {
@@ -1716,12 +2326,12 @@ struct Worker {
 			if (ud)
 				break;
 			a.path_mtu = (ibv_mtu)(1 + rng.below(5));
-			a.dest_qp_num = dest_qpn();
+			a.dest_qp_num = dest_qpn(q);
 			a.rq_psn = rng.u32() & 0xffffff;
 			set_av(a.ah_attr, rng.pct(85) ? v4_gid : any_gid());
 			mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				IBV_QP_RQ_PSN;
-			if (rc) {
+			if (m.responder) {
 				a.max_dest_rd_atomic = (uint8_t)rng.below(17);
 				a.min_rnr_timer = (uint8_t)rng.below(32);
 				mask |= IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -1740,11 +2350,14 @@ struct Worker {
 			if (rc) {
 				a.timeout = (uint8_t)(rng.pct(80) ? 10 + rng.below(6)
 								 : rng.below(32));
+				mask |= IBV_QP_TIMEOUT;
+			}
+			if (m.requester) {
 				a.retry_cnt = (uint8_t)rng.below(8);
 				a.rnr_retry = (uint8_t)rng.below(8);
 				a.max_rd_atomic = (uint8_t)rng.below(17);
-				mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+				mask |= IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					IBV_QP_MAX_QP_RD_ATOMIC;
 			}
 			break;
 		case IBV_QPS_RTS:
@@ -1826,7 +2439,9 @@ struct Worker {
 	void bring_up(Qp *q, uint32_t dest, const ibv_gid &dgid)
 	{
 		ibv_qp_attr a{};
-		bool ud = q->type == IBV_QPT_UD, rc = q->type == IBV_QPT_RC;
+		bool ud = q->type == IBV_QPT_UD;
+		Masks m = masks(q);
+		bool rc = m.rc;
 
 		a.qp_state = IBV_QPS_RESET;
 		if (modify(q, a, IBV_QP_STATE))
@@ -1856,7 +2471,7 @@ struct Worker {
 			set_av(a.ah_attr, dgid);
 			mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				IBV_QP_RQ_PSN;
-			if (rc) {
+			if (m.responder) {
 				a.max_dest_rd_atomic = 4;
 				a.min_rnr_timer = 1;
 				mask |= IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -1870,11 +2485,14 @@ struct Worker {
 		mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 		if (rc) {
 			a.timeout = 12;
+			mask |= IBV_QP_TIMEOUT;
+		}
+		if (m.requester) {
 			a.retry_cnt = (uint8_t)rng.below(8);
 			a.rnr_retry = (uint8_t)rng.below(8);
 			a.max_rd_atomic = 4;
-			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+			mask |= IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				IBV_QP_MAX_QP_RD_ATOMIC;
 		}
 		modify(q, a, mask);
 	}
@@ -1885,15 +2503,21 @@ struct Worker {
 
 		if (!q1)
 			return;
-		if (q1->type != IBV_QPT_RC && q1->type != IBV_QPT_UC) {
+		if (q1->type != IBV_QPT_RC && q1->type != IBV_QPT_UC &&
+		    !is_xrc(q1->type)) {
 			bring_up(q1, 0, v4_gid);
 			return;
 		}
-		// A peer of the same type, maybe itself.
-		std::vector<Qp *> peers;
-		for (auto &q : qps)
-			if (q->type == q1->type)
-				peers.push_back(q.get());
+		// A peer of the same type, maybe itself; an XRC QP's other half
+		// (XRC_SEND to XRC_RECV: the target's XRC SRQs take the data).
+		std::vector<Qp *> peers = of_type(
+			!is_xrc(q1->type) ? q1->type
+			: q1->type == IBV_QPT_XRC_SEND ? IBV_QPT_XRC_RECV
+						       : IBV_QPT_XRC_SEND);
+		if (peers.empty()) {
+			bring_up(q1, dest_qpn(), v4_gid);
+			return;
+		}
 		Qp *q2 = peers[rng.below(peers.size())];
 		ibv_gid g = rng.pct(85) ? v4_gid
 			  : own_gids.empty() ? v4_gid
@@ -2047,18 +2671,80 @@ struct Worker {
 		return (int)rng.below(std::min<uint32_t>(max, 4) + 1);
 	}
 
+	// The domain of the XRC_RECV QP of ours that XRC_SEND @q was last
+	// aimed at, or 0.
+	uint64_t target_domain(const Qp *q) const
+	{
+		for (auto &t : qps)
+			if (t->type == IBV_QPT_XRC_RECV && t->qp->qp_num == q->dest &&
+			    t->xrcd)
+				return t->xrcd->domain;
+		return 0;
+	}
+
+	// This worker's XRC SRQs in XRC_SEND @q's target's domain, and the
+	// others.
+	void xrc_srqs(const Qp *q, std::vector<Srq *> &same,
+		      std::vector<Srq *> &other) const
+	{
+		uint64_t dom = target_domain(q);
+
+		for (auto &s : srqs)
+			if (s->xrc)
+				(dom && s->xrcd && s->xrcd->domain == dom ? same : other)
+					.push_back(s.get());
+	}
+
+	// An XRC SRQ number for a WR of XRC_SEND @q: one of this worker's
+	// XRC SRQs in the target's domain, one in another domain, any 24-bit
+	// number (another worker's, maybe in the shared domain, or none), or
+	// one above 24 bits, which the post must refuse.
+	uint32_t xrc_srqn(const Qp *q)
+	{
+		std::vector<Srq *> same, other;
+		unsigned k = (unsigned)rng.below(10);
+
+		xrc_srqs(q, same, other);
+		if (k < 6 && !same.empty())
+			return same[rng.below(same.size())]->srqn;
+		if (k < 8 && !other.empty())
+			return other[rng.below(other.size())]->srqn;
+		if (k < 9)
+			return rng.pct(20) ? (rng.pct(50) ? 0 : kXrcSrqnMax)
+					   : rng.u32() & kXrcSrqnMax;
+		return rng.pct(50) ? kXrcSrqnMax + 1 + (uint32_t)rng.below(4)
+				   : rng.u32() | (kXrcSrqnMax + 1);
+	}
+
 	// A send WR the kernel should carry out: an opcode of the QP's
 	// transport, SGEs in MRs of its PD, a remote MR of ours with the
-	// access it needs.  False if there is nothing to build it from.
+	// access it needs (on XRC, in the PD of the XRC SRQ named, one of
+	// ours, in the target's domain if we can).  False if there is
+	// nothing to build it from.
 	bool valid_send_wr(Qp *q, ibv_send_wr &wr, ibv_sge *sg)
 	{
 		std::vector<ibv_wr_opcode> ops = {IBV_WR_SEND, IBV_WR_SEND_WITH_IMM};
+		bool xrc = q->type == IBV_QPT_XRC_SEND;
+		Pd *rpd = q->pd;
+		uint32_t srqn = 0;
 
+		if (xrc) {
+			std::vector<Srq *> same, other;
+
+			xrc_srqs(q, same, other);
+			if (same.empty())
+				same = other;
+			if (same.empty())
+				return false;
+			Srq *t = same[rng.below(same.size())];
+			rpd = t->pd;
+			srqn = t->srqn;
+		}
 		if (q->type != IBV_QPT_UD) {
 			ops.push_back(IBV_WR_RDMA_WRITE);
 			ops.push_back(IBV_WR_RDMA_WRITE_WITH_IMM);
 		}
-		if (q->type == IBV_QPT_RC) {
+		if (q->type == IBV_QPT_RC || xrc) {
 			ops.push_back(IBV_WR_RDMA_READ);
 			ops.push_back(IBV_WR_ATOMIC_CMP_AND_SWP);
 			ops.push_back(IBV_WR_ATOMIC_FETCH_AND_ADD);
@@ -2066,6 +2752,7 @@ struct Worker {
 		wr = {};
 		wr.wr_id = rng.next();
 		wr.opcode = ops[rng.below(ops.size())];
+		wr.qp_type.xrc.remote_srqn = srqn;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		if (rng.pct(10))
 			wr.send_flags |= IBV_SEND_SOLICITED;
@@ -2092,7 +2779,7 @@ struct Worker {
 		    wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 			int acc = atomic ? IBV_ACCESS_REMOTE_ATOMIC
 				: read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
-			Mr *m = mr_with(acc, q->pd);
+			Mr *m = mr_with(acc, rpd);
 
 			if (!m || m->mr->length < total + 8)
 				return false;
@@ -2218,6 +2905,11 @@ struct Worker {
 			wr.wr.ud.remote_qpn = dest_qpn();
 			wr.wr.ud.remote_qkey = rng.pct(80) ? kQkey : rng.u32();
 		}
+		// Other QPs ignore the field.
+		if (q->type == IBV_QPT_XRC_SEND)
+			wr.qp_type.xrc.remote_srqn = xrc_srqn(q);
+		else if (rng.pct(5))
+			wr.qp_type.xrc.remote_srqn = rng.u32();
 		return true;
 	}
 
@@ -2237,12 +2929,19 @@ struct Worker {
 				return;
 			wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
 		}
+		// The first WR naming an XRC SRQ above 24 bits: refused.
+		int over = -1;
+		for (int i = 0; q->type == IBV_QPT_XRC_SEND && i < n; i++)
+			if (wrs[i].qp_type.xrc.remote_srqn > kXrcSrqnMax) {
+				over = i;
+				break;
+			}
 		ibv_send_wr *bad = nullptr;
 		at(V_POST_SEND);
 		int rc = ibv_post_send(q->qp, wrs, &bad);
 		note(V_POST_SEND, rc);
-		trace("post_send %u: %d WRs, opcode %u: %d", q->qp->qp_num, n,
-		      get_raw(wrs[0].opcode), rc);
+		trace("post_send %u: %d WRs, opcode %u, SRQ %#x: %d", q->qp->qp_num,
+		      n, get_raw(wrs[0].opcode), wrs[0].qp_type.xrc.remote_srqn, rc);
 		// After scribbling, a ring's flags may ask for a doorbell
 		// that fails once every WR is in: no bad WR then.
 		if (rc && !bad && !scribbled)
@@ -2250,6 +2949,13 @@ struct Worker {
 			     errname(rc).c_str());
 		if (!rc && bad)
 			fail("ibv_post_send succeeded with a bad WR");
+		if (over >= 0 && !rc)
+			fail("ibv_post_send of WR %d of %d naming XRC SRQ %#x (above 24 bits) succeeded",
+			     over, n, wrs[over].qp_type.xrc.remote_srqn);
+		else if (over >= 0 && bad && bad - wrs > over)
+			fail("ibv_post_send posted WR %d of %d naming XRC SRQ %#x (above 24 bits); bad WR %d",
+			     over, n, wrs[over].qp_type.xrc.remote_srqn,
+			     (int)(bad - wrs));
 	}
 
 	// The ibv_wr_* API, with the builders the QP was created with only
@@ -2276,6 +2982,7 @@ struct Worker {
 
 		ibv_wr_start(qx);
 		int n = 1 + (int)rng.below(3);
+		bool over = false;	// an XRC SRQ above 24 bits: refused
 		for (int i = 0; i < n; i++) {
 			uint64_t op = ops[rng.below(ops.size())];
 			uint64_t addr;
@@ -2376,13 +3083,27 @@ struct Worker {
 					ibv_wr_set_ud_addr(qx, ah->ah, dest_qpn(),
 							   rng.pct(80) ? kQkey : rng.u32());
 			}
+			// Mostly each XRC WR names an SRQ (none: 0); on
+			// other QPs, now and then (libwookie sets the
+			// setter for every QP, which refuses it).
+			if (q->type == IBV_QPT_XRC_SEND ? rng.pct(90) : rng.pct(2)) {
+				uint32_t srqn = q->type == IBV_QPT_XRC_SEND
+							? xrc_srqn(q) : rng.u32();
+
+				over |= q->type == IBV_QPT_XRC_SEND &&
+					srqn > kXrcSrqnMax;
+				ibv_wr_set_xrc_srqn(qx, srqn);
+			}
 		}
 		if (rng.pct(10)) {
 			ibv_wr_abort(qx);
 			return;
 		}
 		at(V_WR_COMPLETE);
-		note(V_WR_COMPLETE, ibv_wr_complete(qx));
+		int rc = ibv_wr_complete(qx);
+		note(V_WR_COMPLETE, rc);
+		if (over && !rc)
+			fail("ibv_wr_complete of a WR naming an XRC SRQ above 24 bits succeeded");
 	}
 
 	void recv_wr(ibv_recv_wr &wr, ibv_sge *sg, uint32_t max_sge)
@@ -2564,7 +3285,65 @@ struct Worker {
 			a.cap.max_send_sge = a.cap.max_recv_sge = 1;
 			qp = ibv_create_qp(pd, &a);
 		}
+		// Our shared XRC domain opened again here, and an XRC_RECV QP
+		// of ours in it opened through this context.  Not the domain
+		// of our own file: left here with objects whose rings stay
+		// mapped, the handle lives on until the worker ends, and that
+		// domain would no longer be there exactly while we hold it.
+		ibv_xrcd *x2 = nullptr;
+		ibv_qp *tqp = nullptr;
+		std::vector<Xrcd *> files;
+		for (auto &x : xrcds)
+			if (x->file == XF_SHARED)
+				files.push_back(x.get());
+		if (!files.empty() && rng.pct(40)) {
+			Xrcd *x = files[rng.below(files.size())];
+			ibv_xrcd_init_attr xa{};
+
+			xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+			xa.fd = xrcd_fd(x->file);
+			xa.oflags = rng.pct(50) ? O_CREAT : 0;
+			at(V_OPEN_XRCD);
+			errno = 0;
+			x2 = ibv_open_xrcd(c2, &xa);
+			note(V_OPEN_XRCD, x2 ? 0 : errno);
+			if (!x2)
+				fail("ibv_open_xrcd in a second context of a domain open in the first: %s",
+				     errname(errno).c_str());
+			std::vector<Qp *> tgt;
+			for (auto &q : qps)
+				if (q->type == IBV_QPT_XRC_RECV && q->xrcd &&
+				    q->xrcd->domain == x->domain)
+					tgt.push_back(q.get());
+			if (x2 && !tgt.empty()) {
+				ibv_qp_open_attr oa{};
+
+				oa.comp_mask = IBV_QP_OPEN_ATTR_NUM |
+					       IBV_QP_OPEN_ATTR_XRCD |
+					       IBV_QP_OPEN_ATTR_TYPE;
+				oa.qp_num = tgt[rng.below(tgt.size())]->qp->qp_num;
+				oa.xrcd = x2;
+				oa.qp_type = IBV_QPT_XRC_RECV;
+				at(V_OPEN_QP);
+				errno = 0;
+				tqp = ibv_open_qp(c2, &oa);
+				note(V_OPEN_QP, tqp ? 0 : errno);
+				if (!tqp)
+					fail("ibv_open_qp of XRC_RECV QP %u in a second context: %s",
+					     oa.qp_num, errname(errno).c_str());
+			}
+		}
 		if (rng.pct(50)) {
+			if (tqp && rng.pct(50)) {
+				ibv_qp_attr a{};
+
+				a.qp_state = IBV_QPS_ERR;
+				ibv_modify_qp(tqp, &a, IBV_QP_STATE);
+			}
+			if (tqp)
+				ibv_destroy_qp(tqp);
+			if (x2)
+				ibv_close_xrcd(x2);
 			if (qp)
 				ibv_destroy_qp(qp);
 			if (cq)
@@ -2587,7 +3366,7 @@ struct Worker {
 	{
 		at(V_UNSUPPORTED);
 		errno = 0;
-		switch (rng.below(3)) {
+		switch (rng.below(2)) {
 		case 0: {
 			ibv_td_init_attr a{};
 
@@ -2596,18 +3375,6 @@ struct Worker {
 			note(V_UNSUPPORTED, td ? 0 : errno);
 			if (td)
 				ibv_dealloc_td(td);
-			break;
-		}
-		case 1: {
-			ibv_xrcd_init_attr a{};
-
-			a.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
-			a.fd = -1;
-			a.oflags = O_CREAT;
-			ibv_xrcd *x = ibv_open_xrcd(ctx, &a);
-			note(V_UNSUPPORTED, x ? 0 : errno);
-			if (x)
-				ibv_close_xrcd(x);
 			break;
 		}
 		default: {
@@ -2643,7 +3410,8 @@ struct Worker {
 				t.push_back({r, nullptr, "SQ or RQ of QP", q->qp->qp_num});
 		for (auto &s : srqs)
 			for (auto &r : s->rings)
-				t.push_back({r, nullptr, "SRQ", 0});
+				t.push_back({r, nullptr, s->xrc ? "XRC SRQ" : "SRQ",
+					     s->srqn});
 		if (t.empty())
 			return;
 		int rounds = 1 + (int)rng.below(3);
@@ -2707,7 +3475,8 @@ struct Worker {
 
 	void destroy_something()
 	{
-		switch (rng.below(9)) {
+		switch (rng.below(10)) {
+		case 9: if (Xrcd *x = rng.pick(xrcds)) close_xrcd(x); break;
 		case 8: {	// what stands in the way of destroying a QP
 			std::vector<Qp *> v;
 
@@ -2733,7 +3502,8 @@ struct Worker {
 	{
 		static const int weights[] = {
 			3, 6, 2, 3, 2, 3, 1, 4, 2, 2, 2, 2, 1, 6, 3, 10, 8,
-			2, 3, 2, 2, 2, 14, 5, 8, 4, 10, 3, 2, 3, 1, 1, 1, 10,
+			2, 3, 2, 2, 2, 14, 5, 8, 4, 10, 3, 2, 3, 1, 1, 1,
+			2, 3, 1, 4, 2, 10,
 		};
 		int total = 0;
 		for (int w : weights)
@@ -2776,6 +3546,11 @@ struct Worker {
 		case 30: other_context(); break;
 		case 31: unsupported(); break;
 		case 32: doorbells(); break;
+		case 33: open_xrcd(); break;
+		case 34: create_srq_ex(); break;
+		case 35: if (Srq *s = rng.pick(srqs)) get_srq_num(s); break;
+		case 36: create_xrc_qp(); break;
+		case 37: open_qp(); break;
 		default: destroy_something(); break;
 		}
 	}
@@ -2802,7 +3577,8 @@ struct Worker {
 	bool empty() const
 	{
 		return pds.empty() && mrs.empty() && mws.empty() && chans.empty() &&
-		       cqs.empty() && srqs.empty() && qps.empty() && ahs.empty();
+		       cqs.empty() && srqs.empty() && qps.empty() && ahs.empty() &&
+		       xrcds.empty();
 	}
 
 	// Everything destroyed in random order: each refusal must be EBUSY
@@ -2816,9 +3592,10 @@ struct Worker {
 			destroy_something();
 		if (!empty())
 			fail("objects left after 20000 destroy attempts: %zu PDs, %zu MRs, %zu MWs, "
-			     "%zu channels, %zu CQs, %zu SRQs, %zu QPs, %zu AHs",
+			     "%zu channels, %zu CQs, %zu SRQs, %zu QPs, %zu AHs, %zu XRC domains",
 			     pds.size(), mrs.size(), mws.size(), chans.size(),
-			     cqs.size(), srqs.size(), qps.size(), ahs.size());
+			     cqs.size(), srqs.size(), qps.size(), ahs.size(),
+			     xrcds.size());
 	}
 
 	bool setup()
@@ -2866,6 +3643,7 @@ struct Worker {
 		mprotect(ro, kRoLen, PROT_READ);
 		for (size_t i = 0; i < kBufLen; i += 4096)
 			buf[i] = (uint8_t)i;
+		own_xrcd_fd = xrcd_file();
 		known = ring_maps();
 		return true;
 	}
@@ -3604,10 +4382,11 @@ struct Parent {
 		uint64_t calls = 0;
 		for (int v = 0; v < V_COUNT; v++)
 			calls += total.calls[v];
-		say("%s: %llu steps, %llu verbs called; %llu completions successful, %llu with an error; "
-		    "%llu CQ events, %llu async events",
+		say("%s: %llu steps, %llu verbs called; %llu completions successful (%llu of XRC QPs), "
+		    "%llu with an error; %llu CQ events, %llu async events",
 		    prog, (unsigned long long)total.steps, (unsigned long long)calls,
-		    (unsigned long long)total.wc_ok, (unsigned long long)total.wc_err,
+		    (unsigned long long)total.wc_ok, (unsigned long long)total.wc_xrc,
+		    (unsigned long long)total.wc_err,
 		    (unsigned long long)total.cq_events,
 		    (unsigned long long)total.async_events);
 		say("     %-34s %10s %10s", "verb", "calls", "succeeded");
@@ -3635,6 +4414,8 @@ struct Parent {
 			V_CREATE_QP_EX, V_MODIFY_QP, V_POST_SEND, V_WR_COMPLETE,
 			V_POST_RECV, V_POST_SRQ_RECV, V_POLL_CQ, V_CREATE_AH,
 			V_ATTACH_MCAST, V_DESTROY_QP, V_DEALLOC_PD,
+			V_OPEN_XRCD, V_CLOSE_XRCD, V_CREATE_SRQ_EX, V_GET_SRQ_NUM,
+			V_OPEN_QP,
 		};
 		std::string never_called, never_ok;
 
@@ -3874,6 +4655,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	shm = new (p) Shared;
+	shared_xrcd_fd = xrcd_file();
 	Parent parent(opt.seed);
 	return opt.replay ? parent.run_replay() : parent.run();
 }
