@@ -255,8 +255,8 @@ for name in wire local kill; do
 	fi
 done
 
-killed=$(wc -l <"$jobs_dir/kills" 2>/dev/null || echo 0)
-unkilled=$(wc -l <"$jobs_dir/unkilled" 2>/dev/null || echo 0)
+killed=$(cat "$jobs_dir/kills" 2>/dev/null | wc -l)
+unkilled=$(cat "$jobs_dir/unkilled" 2>/dev/null | wc -l)
 echo "     | $killed processes killed; $unkilled kill runs found no victim"
 ok "most kill runs killed their victim" test "$killed" -gt "$unkilled"
 # Every counter that moved, for a failed run's reader.
