@@ -103,7 +103,7 @@ static struct wookie_srq *resp_srq(struct wookie_qp *qp)
 
 /*
  * The PD that R_Keys are checked in: an XRC target has none of its own
- * and uses its SRQ's (IBTA 14.2.4); no SRQ, no PD, and no key matches.
+ * and uses its SRQ's; no SRQ, no PD, and no key matches.
  */
 static struct ib_pd *resp_pd(struct wookie_qp *qp)
 {
