@@ -52,9 +52,8 @@
 #define WOOKIE_MAX_SRQ 0x4000
 #define WOOKIE_MAX_SRQ_WR (WOOKIE_MAX_RING_ENTRIES - 1)
 #define WOOKIE_MAX_AH 0x10000
-/* XRC domains, and XRC SRQ numbers (24 bits on the wire; 0 is none). */
+/* XRC domains (XRC SRQ numbers: 1 to WOOKIE_XRC_SRQN_MASK). */
 #define WOOKIE_MAX_XRCD 0x10000
-#define WOOKIE_MAX_XRC_SRQN 0xffffff
 /* READs and atomics a QP answers (resources kept for duplicates)... */
 #define WOOKIE_MAX_RD_ATOMIC 16
 /* ... and has outstanding as a requester: a counter, as rdma_rxe's. */
@@ -937,11 +936,6 @@ static inline struct wookie_cq *to_wookie_cq(struct ib_cq *ibcq)
 static inline struct wookie_srq *to_wookie_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct wookie_srq, ibsrq);
-}
-
-static inline struct wookie_xrcd *to_wookie_xrcd(struct ib_xrcd *ibxrcd)
-{
-	return container_of(ibxrcd, struct wookie_xrcd, ibxrcd);
 }
 
 /*

@@ -253,7 +253,7 @@ int wookie_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	/* Numbered first, published last: requests may name it at once. */
 	if (init->srq_type == IB_SRQT_XRC) {
 		err = xa_alloc_cyclic_irq(&wdev->xrc_srqs, &srqn, NULL,
-					  XA_LIMIT(1, WOOKIE_MAX_XRC_SRQN),
+					  XA_LIMIT(1, WOOKIE_XRC_SRQN_MASK),
 					  &wdev->next_xrc_srqn, GFP_KERNEL);
 		if (err < 0)
 			goto err_ring;
