@@ -125,11 +125,12 @@ job() {
 		log=$jobs_dir/$name-$step
 		rc=0
 		"job_$name" "$step" "$port" "$log" || rc=$?
-		if [ "$rc" -eq 0 ]; then
-			rm -f "$log".*
-		else
+		if [ "$rc" -ne 0 ]; then
 			fails=$((fails + 1))
 			echo "$name step $step (port $port) failed, exit $rc: $(job_why "$log")" >>"$jobs_dir/$name.failures"
+		elif [ ! -e "$log.novictim" ]; then
+			# Passed (a kill run that found no victim keeps its logs).
+			rm -f "$log".*
 		fi
 		runs=$((runs + 1)) step=$((step + 1)) port=$((port + 1))
 	done
@@ -218,12 +219,18 @@ job_kill() {
 	for p in $(victims "$pidfile"); do
 		kill -9 "$p" 2>/dev/null && echo "$p" >>"$log.killed"
 	done
+	# What there was to kill when nothing was (kept: see job()).
+	if [ ! -s "$log.killed" ]; then
+		{
+			echo "$(date +%T) victim side $side, $pidfile: $(cat "$pidfile" 2>&1)"
+			ps -eo pid,ppid,pgid,stat,etimes,comm,args
+		} >"$log.novictim" 2>&1
+	fi
 	wait "$pid" || rc=$?
 	# On the sanitizer kernel the victim was sometimes not found although
 	# both programs ran their 20 s (cause not found, in the harness: the
 	# pair passed): counted, not failed, if the pair passed.
 	if [ ! -s "$log.killed" ]; then
-		touch "$log.novictim"
 		[ "$rc" -eq 0 ] && echo "$step" >>"$jobs_dir/unkilled"
 		return "$rc"
 	fi
@@ -255,8 +262,13 @@ for name in wire local kill; do
 	fi
 done
 
-killed=$(cat "$jobs_dir/kills" 2>/dev/null | wc -l)
-unkilled=$(cat "$jobs_dir/unkilled" 2>/dev/null | wc -l)
+# lines FILE: FILE's line count, 0 if no step wrote it (set -e and
+# pipefail end the script on a missing file's error otherwise).
+lines() {
+	if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi
+}
+killed=$(lines "$jobs_dir/kills")
+unkilled=$(lines "$jobs_dir/unkilled")
 echo "     | $killed processes killed; $unkilled kill runs found no victim"
 ok "most kill runs killed their victim" test "$killed" -gt "$unkilled"
 # Every counter that moved, for a failed run's reader.
