@@ -62,7 +62,7 @@ err_free:
  */
 #define WOOKIE_MMAP_HEADROOM (16 * PAGE_SIZE)
 
-int wookie_mmap_headroom(void)
+noinline int wookie_mmap_headroom(void)
 {
 	void *probe;
 
@@ -90,7 +90,7 @@ int wookie_mmap_resp(struct ib_udata *udata, void *resp, size_t len)
  * fallback; this tries once, cheaply, then takes vmalloc memory.  Freed
  * with kvfree().
  */
-void *wookie_kvzalloc_uobj(size_t size)
+noinline void *wookie_kvzalloc_uobj(size_t size)
 {
 	void *p;
 

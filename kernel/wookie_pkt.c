@@ -173,7 +173,8 @@ static void wookie_pkt_init(struct wookie_pkt *pkt, struct sk_buff *skb,
 	pkt->local = false;
 }
 
-struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len, gfp_t gfp)
+noinline struct wookie_pkt *wookie_pkt_wrap(struct sk_buff *skb, u32 len,
+					   gfp_t gfp)
 {
 	struct wookie_pkt *pkt;
 

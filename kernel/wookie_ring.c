@@ -14,8 +14,9 @@
 
 #include "wookie.h"
 
-int wookie_ring_alloc(struct wookie_ring *ring, struct ib_udata *udata,
-		      u32 num_entries, u32 stride)
+noinline int wookie_ring_alloc(struct wookie_ring *ring,
+			       struct ib_udata *udata, u32 num_entries,
+			       u32 stride)
 {
 	struct wookie_ucontext *uc;
 	size_t bytes;
