@@ -139,6 +139,9 @@ enum wookie_counter {
 	WOOKIE_CNT_RX_QP_BUSY,
 	WOOKIE_CNT_TX_NO_ROUTE,
 	WOOKIE_CNT_TAIL_PROBE,
+	WOOKIE_CNT_ODP_FAULTS,
+	WOOKIE_CNT_ODP_INVALIDATIONS,
+	WOOKIE_CNT_ODP_PREFETCHES,
 	WOOKIE_NUM_COUNTERS
 };
 
@@ -206,6 +209,15 @@ struct wookie_dev {
 	spinlock_t atomic_lock;
 	/* Runs each QP's engine work; ordered per QP by the work item. */
 	struct workqueue_struct *wq;
+	/*
+	 * ODP faults and prefetches: they may wait for reclaim, so not on
+	 * wq, which reclaim may wait for.  odp_pages: pages of the ODP MRs
+	 * registered, within a budget (wookie_odp.c).
+	 */
+	struct workqueue_struct *odp_wq;
+	atomic_long_t odp_pages;
+	/* ibv_advise_mr prefetches queued on odp_wq, bounded. */
+	atomic_t odp_prefetches;
 	/* The SQ poller (wookie_sched.c) and the user SQs it watches... */
 	struct task_struct *poller;
 	/* ... on poll_list, which this protects with poll_count. */
@@ -326,6 +338,8 @@ enum wookie_mr_kind {
 	WOOKIE_MR_DMA,
 	/* alloc_mr: pages set by map_mr_sg, made valid by a REG_MR WR. */
 	WOOKIE_MR_FAST,
+	/* reg_user_mr with IB_ACCESS_ON_DEMAND: pages faulted in on use. */
+	WOOKIE_MR_ODP,
 };
 
 enum wookie_key_state {
@@ -347,8 +361,10 @@ struct wookie_mr {
 	int access;
 	u64 iova;
 	u64 length;
-	/* WOOKIE_MR_USER */
+	/* WOOKIE_MR_USER, WOOKIE_MR_ODP (the ib_umem_odp's) */
 	struct ib_umem *umem;
+	/* WOOKIE_MR_ODP: the pages mapped now (wookie_odp.c). */
+	struct wookie_odp *odp;
 	/* Pages covering [iova, iova + length), the first at page_offset. */
 	struct page **pages;
 	/* WOOKIE_MR_FAST: kernel virtual address of each page (virt DMA). */
@@ -768,6 +784,55 @@ struct wookie_runner {
 	gfp_t gfp;
 };
 
+/*
+ * Pages of an ODP MR the engine needs but finds absent (or read-only, for
+ * a write): the range to fault in, with a reference on the MR.
+ */
+struct wookie_odp_miss {
+	struct wookie_mr *mr;
+	u64 va;
+	u64 len;
+	bool write;
+};
+
+/* The parts of the engine that stop, each on its own, for an ODP fault. */
+enum wookie_odp_side {
+	WOOKIE_ODP_REQ,
+	WOOKIE_ODP_RESP,
+	WOOKIE_ODP_COMP,
+	WOOKIE_ODP_SIDES,
+};
+
+enum wookie_odp_state {
+	WOOKIE_ODP_IDLE,
+	/* The fault work has the miss (and its MR reference). */
+	WOOKIE_ODP_PENDING,
+	/* Faulted in: the side does again what missed. */
+	WOOKIE_ODP_DONE,
+	/*
+	 * The fault failed with err (the MR still referenced): the side's
+	 * miss of the same pages in this pass fails its operation.
+	 */
+	WOOKIE_ODP_FAILED,
+};
+
+struct wookie_odp_slot {
+	/* Written by the engine before PENDING, by the work before DONE. */
+	int state;
+	int err;
+	/* FAILED, and the side was ready to try again in this pass. */
+	bool failed_seen;
+	struct wookie_odp_miss miss;
+	/* Responder, completer: the packet to take up again first. */
+	struct wookie_pkt *pkt;
+};
+
+struct wookie_qp_odp {
+	/* On wdev->odp_wq: faults each PENDING slot in, then kicks the QP. */
+	struct work_struct work;
+	struct wookie_odp_slot slot[WOOKIE_ODP_SIDES];
+};
+
 struct wookie_qp {
 	struct ib_qp ibqp;
 	/* Serialises modify_qp and destroy against each other. */
@@ -891,6 +956,8 @@ struct wookie_qp {
 	struct wookie_req req;
 	struct wookie_comp comp;
 	struct wookie_resp resp;
+	/* ODP faults the engine waits for (wookie_odp.c). */
+	struct wookie_qp_odp odp;
 };
 
 static inline struct wookie_dev *to_wookie_dev(struct ib_device *ibdev)
@@ -1023,6 +1090,73 @@ void wookie_word_update(u32 *word, u32 set, u32 clear);
 /* wookie_word_update() on the ring's flags; nothing for no ring. */
 void wookie_ring_set_flags(struct wookie_ring *ring, u32 set, u32 clear);
 
+/* wookie_odp.c: on-demand paging MRs, and the engine's waits for faults */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int wookie_odp_reg(struct wookie_dev *wdev, struct wookie_mr *mr, u64 start,
+		   u64 length, int access);
+void wookie_odp_release(struct wookie_dev *wdev, struct wookie_mr *mr);
+/*
+ * Under the returned lock: the kernel address of the byte at @va of an
+ * ODP MR, or NULL if one page of [va, va + len) is absent (or read-only,
+ * for @write).  Pages stay mapped until wookie_odp_unlock().
+ */
+unsigned long wookie_odp_lock(struct wookie_mr *mr)
+	__acquires(&mr->odp->lock);
+void wookie_odp_unlock(struct wookie_mr *mr, unsigned long flags)
+	__releases(&mr->odp->lock);
+void *wookie_odp_addr(struct wookie_mr *mr, u64 va, u64 len, bool write);
+int wookie_odp_fault(struct wookie_mr *mr, u64 va, u64 len, bool write,
+		     bool fault);
+int wookie_advise_mr(struct ib_pd *ibpd,
+		     enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		     struct ib_sge *sg_list, u32 num_sge,
+		     struct uverbs_attr_bundle *attrs);
+#else
+static inline int wookie_odp_reg(struct wookie_dev *wdev,
+				 struct wookie_mr *mr, u64 start, u64 length,
+				 int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void wookie_odp_release(struct wookie_dev *wdev,
+				      struct wookie_mr *mr)
+{
+}
+
+static inline unsigned long wookie_odp_lock(struct wookie_mr *mr)
+{
+	return 0;
+}
+
+static inline void wookie_odp_unlock(struct wookie_mr *mr,
+				     unsigned long flags)
+{
+}
+
+static inline void *wookie_odp_addr(struct wookie_mr *mr, u64 va, u64 len,
+				    bool write)
+{
+	return NULL;
+}
+#endif
+void wookie_odp_miss_set(struct wookie_odp_miss *miss, struct wookie_mr *mr,
+			 u64 va, u64 len, bool write);
+int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
+		     struct wookie_odp_miss *miss);
+bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side);
+bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side);
+bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side);
+void wookie_odp_pass_end(struct wookie_qp *qp);
+void wookie_odp_drop_held(struct wookie_qp *qp, enum wookie_odp_side side);
+void wookie_odp_hold(struct wookie_qp *qp, enum wookie_odp_side side,
+		     struct wookie_pkt *pkt);
+struct wookie_pkt *wookie_odp_take(struct wookie_qp *qp,
+				   enum wookie_odp_side side);
+void wookie_odp_qp_init(struct wookie_qp *qp);
+void wookie_odp_qp_stop(struct wookie_qp *qp);
+void wookie_odp_qp_reset(struct wookie_qp *qp);
+
 /* wookie_mr.c: memory regions and windows */
 struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -1048,28 +1182,44 @@ struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 				 enum wookie_mem_use use, u64 va, u64 len);
 void wookie_mr_put(struct wookie_mr *mr);
 /*
+ * What the SGE walks below return besides an enum ib_wc_status: an ODP
+ * page was missing (*miss says which, with an MR reference: fault it in
+ * and do the same again; nothing was left half done in that MR), and an
+ * SGE that cannot be sent by reference (an ODP MR: copy it instead).
+ */
+#define WOOKIE_STATUS_ODP_MISS 0x100
+#define WOOKIE_STATUS_NO_REF 0x101
+/*
  * Copy @len bytes between @buf and the memory of an SGE list, starting
  * @offset bytes into it, each SGE's lkey checked (for @pd and @qp_num) for
  * the bytes it takes; @to_sges writes the SGEs' memory.  Returns
- * IB_WC_SUCCESS, IB_WC_LOC_PROT_ERR, or IB_WC_LOC_LEN_ERR when the SGEs
- * hold less than @offset + @len bytes.
+ * IB_WC_SUCCESS, IB_WC_LOC_PROT_ERR, IB_WC_LOC_LEN_ERR when the SGEs
+ * hold less than @offset + @len bytes, or WOOKIE_STATUS_ODP_MISS.
  */
 int wookie_sge_place(struct wookie_dev *wdev, const struct wookie_sge *sge,
 		     u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		     const struct wookie_src *src, u32 len);
+		     const struct wookie_src *src, u32 len,
+		     struct wookie_odp_miss *miss);
+/* ... or WOOKIE_STATUS_NO_REF. */
 int wookie_sge_ref(struct wookie_dev *wdev, const struct wookie_sge *sge,
 		   u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
 		   u32 len, struct wookie_pkt_ref *ref);
-void wookie_mr_place(struct wookie_mr *mr, u64 va,
-		     const struct wookie_src *src, u64 len);
 int wookie_sge_gather(struct wookie_dev *wdev, const struct wookie_sge *sge,
 		      u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		      void *buf, u32 len);
-/* Copy between an MR (range already checked) and a kernel buffer. */
-void wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len);
-/* 8-byte atomic at @va (aligned, checked); returns the original value. */
-u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
-		     bool cmp_swap, u64 compare_add, u64 swap);
+		      void *buf, u32 len, struct wookie_odp_miss *miss);
+/*
+ * Copies and atomics on an MR (range already checked): 0, or -EAGAIN
+ * with *@miss filled (an MR reference taken) for an ODP page missing.
+ */
+int wookie_mr_place(struct wookie_mr *mr, u64 va,
+		    const struct wookie_src *src, u64 len,
+		    struct wookie_odp_miss *miss);
+int wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len,
+			struct wookie_odp_miss *miss);
+/* 8-byte atomic at @va (aligned, checked); *@orig: the original value. */
+int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
+		     bool cmp_swap, u64 compare_add, u64 swap, u64 *orig,
+		     struct wookie_odp_miss *miss);
 /* Local operations of an SQ; each returns an enum ib_wc_status. */
 int wookie_local_invalidate(struct wookie_qp *qp, u32 key);
 int wookie_remote_invalidate(struct wookie_qp *qp, struct ib_pd *pd, u32 rkey);

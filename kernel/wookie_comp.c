@@ -220,13 +220,27 @@ static void wookie_comp_hold(struct wookie_qp *qp)
 	qp->comp.last_progress = ktime_get();
 }
 
-/* Scatter @len bytes at message @offset into the WQE's SGEs; a WC status. */
+/*
+ * Scatter @len bytes at message @offset into the WQE's SGEs; a WC status.
+ * An ODP page missing: the completer waits for its fault holding @pkt
+ * (-EAGAIN), or it failed before (IB_WC_LOC_PROT_ERR).
+ */
 static int wookie_scatter(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
-			  u64 offset, const struct wookie_src *src, u32 len)
+			  u64 offset, const struct wookie_src *src, u32 len,
+			  struct wookie_pkt *pkt)
 {
-	return wookie_sge_place(to_wookie_dev(qp->ibqp.device), wqe->sge,
-				wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
-				offset, src, len);
+	struct wookie_odp_miss miss;
+	int status;
+
+	status = wookie_sge_place(to_wookie_dev(qp->ibqp.device), wqe->sge,
+				  wqe->sqe.num_sge, qp->ibqp.pd,
+				  qp->ibqp.qp_num, offset, src, len, &miss);
+	if (status != WOOKIE_STATUS_ODP_MISS)
+		return status;
+	if (wookie_odp_stall(qp, WOOKIE_ODP_COMP, &miss))
+		return IB_WC_LOC_PROT_ERR;
+	wookie_odp_hold(qp, WOOKIE_ODP_COMP, pkt);
+	return -EAGAIN;
 }
 
 /*
@@ -378,7 +392,10 @@ static bool wookie_read_response(struct wookie_qp *qp,
 		return false;
 	}
 	wookie_pkt_src(pkt, &src);
-	status = wookie_scatter(qp, wqe, wqe->done_bytes, &src, h->payload_len);
+	status = wookie_scatter(qp, wqe, wqe->done_bytes, &src, h->payload_len,
+				pkt);
+	if (status == -EAGAIN)
+		return true;
 	if (status != IB_WC_SUCCESS) {
 		wookie_wqe_finish(qp, wqe, status);
 		return false;
@@ -391,7 +408,8 @@ static bool wookie_read_response(struct wookie_qp *qp,
 	return false;
 }
 
-static void wookie_atomic_response(struct wookie_qp *qp,
+/* Returns true when it kept @pkt (to be taken up after a fault). */
+static bool wookie_atomic_response(struct wookie_qp *qp,
 				   struct wookie_send_wqe *wqe,
 				   struct wookie_pkt *pkt)
 {
@@ -400,12 +418,15 @@ static void wookie_atomic_response(struct wookie_qp *qp,
 	int status;
 
 	if (pkt->hdrs.bth.psn != wqe->first_psn)
-		return;
+		return false;
 	/* The original value lands in host order, as a local u64. */
-	status = wookie_scatter(qp, wqe, 0, &src, sizeof(orig));
+	status = wookie_scatter(qp, wqe, 0, &src, sizeof(orig), pkt);
+	if (status == -EAGAIN)
+		return true;
 	qp->comp.psn = wookie_psn_add(wqe->first_psn, 1);
 	wookie_progress(qp);
 	wookie_wqe_finish(qp, wqe, status);
+	return false;
 }
 
 static void wookie_rnr_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
@@ -634,7 +655,8 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 			wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
 			break;
 		}
-		wookie_atomic_response(qp, wqe, pkt);
+		if (wookie_atomic_response(qp, wqe, pkt))
+			return;
 		break;
 	default:
 		break;
@@ -654,7 +676,9 @@ void wookie_completer(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	bool stale;
 
 	wookie_comp_one(qp, pkt);
-	while ((pkt = wookie_read_ooo_next(qp))) {
+	/* Not while it waits for an ODP fault (holding the one it missed). */
+	while (!wookie_odp_waits(qp, WOOKIE_ODP_COMP) &&
+	       (pkt = wookie_read_ooo_next(qp))) {
 		psn = qp->comp.psn;
 		stale = wookie_psn_diff(pkt->hdrs.bth.psn, psn) < 0;
 		wookie_comp_one(qp, pkt);

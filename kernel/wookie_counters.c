@@ -41,6 +41,9 @@ static const struct rdma_stat_desc wookie_counter_descs[] = {
 	[WOOKIE_CNT_RX_QP_BUSY].name = "rx_drop_qp_busy",
 	[WOOKIE_CNT_TX_NO_ROUTE].name = "tx_drop_no_route",
 	[WOOKIE_CNT_TAIL_PROBE].name = "tail_loss_probes",
+	[WOOKIE_CNT_ODP_FAULTS].name = "odp_faults",
+	[WOOKIE_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
+	[WOOKIE_CNT_ODP_PREFETCHES].name = "odp_prefetches",
 };
 
 static_assert(ARRAY_SIZE(wookie_counter_descs) == WOOKIE_NUM_COUNTERS);

@@ -10,6 +10,33 @@
 #include "wookie.h"
 #include "portable/wookie_link.h"
 
+/*
+ * On-demand paging, as the engine does it: every access to an MR goes
+ * through the same copies (wookie_mr.c), whatever the transport; no
+ * implicit ODP (a whole address space as one MR).
+ */
+static void wookie_odp_caps(struct ib_device_attr *attr)
+{
+	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
+		return;
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
+	attr->odp_caps.per_transport_caps.uc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.ud_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_SRQ_RECV;
+	/* An XRC initiator sends, the target receives into its SRQ. */
+	attr->odp_caps.per_transport_caps.xrc_odp_caps =
+		rc & ~IB_ODP_SUPPORT_RECV;
+}
+
 static int wookie_query_device(struct ib_device *ibdev,
 			       struct ib_device_attr *attr,
 			       struct ib_udata *udata)
@@ -35,6 +62,7 @@ static int wookie_query_device(struct ib_device *ibdev,
 		IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_SRQ_RESIZE |
 		IB_DEVICE_XRC;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	wookie_odp_caps(attr);
 	attr->max_send_sge = WOOKIE_MAX_SGE;
 	attr->max_recv_sge = WOOKIE_MAX_SGE;
 	attr->max_sge_rd = WOOKIE_MAX_SGE;
@@ -138,6 +166,8 @@ static void wookie_dealloc_driver(struct ib_device *ibdev)
 	wookie_poller_stop(wdev);
 	if (wdev->wq)
 		destroy_workqueue(wdev->wq);
+	if (wdev->odp_wq)
+		destroy_workqueue(wdev->odp_wq);
 	xa_destroy(&wdev->keys);
 	xa_destroy(&wdev->qps);
 	xa_destroy(&wdev->xrc_srqs);
@@ -186,6 +216,9 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.device_group = &wookie_dev_attr_group,
 
 	.alloc_hw_port_stats = wookie_alloc_hw_port_stats,
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+	.advise_mr = wookie_advise_mr,
+#endif
 	.alloc_mr = wookie_alloc_mr,
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
@@ -304,7 +337,8 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	 * RCU kthread for 25 s on a one-CPU host.
 	 */
 	wdev->wq = alloc_workqueue("wookie", WQ_MEM_RECLAIM, 0);
-	if (!wdev->wq || wookie_poller_start(wdev)) {
+	wdev->odp_wq = alloc_workqueue("wookie_odp", WQ_UNBOUND, 0);
+	if (!wdev->wq || !wdev->odp_wq || wookie_poller_start(wdev)) {
 		/* dealloc_driver undoes the rest. */
 		ib_dealloc_device(&wdev->ibdev);
 		return NULL;

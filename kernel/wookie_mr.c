@@ -32,7 +32,7 @@
 /* What an MR may grant; everything else is refused or (optional) ignored. */
 #define WOOKIE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			  IB_ACCESS_MW_BIND)
+			  IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND)
 #define WOOKIE_REMOTE_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 			      IB_ACCESS_REMOTE_ATOMIC)
 /* Hints a software device can ignore. */
@@ -168,7 +168,8 @@ static bool wookie_in_range(u64 va, u64 len, u64 start, u64 length)
 /* Validate user MR access flags; returns the flags kept, or -errno. */
 static int wookie_mr_access(int access)
 {
-	if (access & IB_ACCESS_ON_DEMAND)
+	if ((access & IB_ACCESS_ON_DEMAND) &&
+	    !IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return -EOPNOTSUPP;
 	/* Zero-based regions come as iova 0, never as this flag. */
 	if (access & IB_ZERO_BASED)
@@ -256,7 +257,7 @@ struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access)
 	 * A kernel caller: taken as given.  ib_alloc_pd() asks for remote
 	 * access without local write for an unsafe global rkey.
 	 */
-	priv->mr.access = access & WOOKIE_MR_ACCESS;
+	priv->mr.access = access & WOOKIE_MR_ACCESS & ~IB_ACCESS_ON_DEMAND;
 	priv->mr.iova = 0;
 	priv->mr.length = U64_MAX;
 	err = wookie_mr_publish(wdev, priv, WOOKIE_KEY_VALID);
@@ -303,6 +304,17 @@ static int wookie_pin(struct wookie_dev *wdev, u64 start, u64 length,
 	return 0;
 }
 
+/* Undo wookie_pin() or wookie_odp_reg(), with no reference left. */
+static void wookie_mr_unpin(struct wookie_dev *wdev, struct wookie_mr *mr)
+{
+	if (mr->kind == WOOKIE_MR_ODP) {
+		wookie_odp_release(wdev, mr);
+		return;
+	}
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+}
+
 static int wookie_check_user_range(u64 start, u64 length, u64 iova)
 {
 	u64 end;
@@ -333,12 +345,16 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_USER, WOOKIE_GFP_UOBJ);
+	priv = wookie_mr_alloc(wdev, ibpd, (access & IB_ACCESS_ON_DEMAND) ?
+			       WOOKIE_MR_ODP : WOOKIE_MR_USER, WOOKIE_GFP_UOBJ);
 	if (IS_ERR(priv))
 		return ERR_CAST(priv);
 	mr = &priv->mr;
-	err = wookie_pin(wdev, start, length, access, &mr->umem, &mr->pages,
-			 &mr->num_pages);
+	if (mr->kind == WOOKIE_MR_ODP)
+		err = wookie_odp_reg(wdev, mr, start, length, access);
+	else
+		err = wookie_pin(wdev, start, length, access, &mr->umem,
+				 &mr->pages, &mr->num_pages);
 	if (err)
 		goto err_free;
 	mr->access = access;
@@ -356,8 +372,7 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_unpin:
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	wookie_mr_unpin(wdev, mr);
 err_free:
 	wookie_mr_free_unpublished(wdev, priv);
 	return ERR_PTR(err);
@@ -411,9 +426,14 @@ struct ib_mr *wookie_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	bool repin;
 	int err;
 
-	if (mr->kind != WOOKIE_MR_USER)
+	if (mr->kind != WOOKIE_MR_USER && mr->kind != WOOKIE_MR_ODP)
 		return ERR_PTR(-EINVAL);
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Not done yet: an ODP MR's translation or paging changing. */
+	if ((mr->kind == WOOKIE_MR_ODP &&
+	     (flags & (IB_MR_REREG_TRANS | IB_MR_REREG_ACCESS))) ||
+	    ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND)))
 		return ERR_PTR(-EOPNOTSUPP);
 
 	/* uverbs holds the MR exclusively: nothing else rewrites these. */
@@ -495,10 +515,8 @@ int wookie_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (err)
 		return err;
 
-	if (mr->umem) {
-		kvfree(mr->pages);
-		ib_umem_release(mr->umem);
-	}
+	if (mr->umem)
+		wookie_mr_unpin(wdev, mr);
 	kfree(mr->page_addrs);
 	atomic_dec(&wdev->num_mr);
 	/* Lookups that read the entry before the erase may still look. */
@@ -1066,21 +1084,56 @@ static void wookie_mr_unmap(struct page *page, void *p, bool written)
 	kunmap_local(p);
 }
 
-static void wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
-			   bool to_mr)
+/*
+ * An ODP MR's pages for [va, va + len), all present (for writing if
+ * @to_mr), copied under its lock; else nothing is, and *@miss says what
+ * to fault in.
+ */
+static int wookie_odp_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
+			   bool to_mr, struct wookie_odp_miss *miss)
+{
+	unsigned long flags;
+	u64 n;
+	void *p;
+
+	flags = wookie_odp_lock(mr);
+	if (!wookie_odp_addr(mr, va, len, to_mr)) {
+		wookie_odp_unlock(mr, flags);
+		wookie_odp_miss_set(miss, mr, va, len, to_mr);
+		return -EAGAIN;
+	}
+	while (len) {
+		p = wookie_odp_addr(mr, va, 1, to_mr);
+		n = min_t(u64, len, PAGE_SIZE - offset_in_page(p));
+		if (to_mr)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		va += n;
+		buf += n;
+		len -= n;
+	}
+	wookie_odp_unlock(mr, flags);
+	return 0;
+}
+
+static int wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
+			  bool to_mr, struct wookie_odp_miss *miss)
 {
 	struct wookie_mr_map map;
 	struct page *page;
 	u64 avail, n;
 	void *p;
 
+	if (mr->kind == WOOKIE_MR_ODP)
+		return wookie_odp_copy(mr, va, buf, len, to_mr, miss);
 	if (mr->kind == WOOKIE_MR_DMA) {
 		p = (void *)(uintptr_t)va;
 		if (to_mr)
 			memcpy(p, buf, len);
 		else
 			memcpy(buf, p, len);
-		return;
+		return 0;
 	}
 
 	wookie_mr_map_get(mr, &map);
@@ -1090,7 +1143,7 @@ static void wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
 			/* Never hand out stale kernel bytes. */
 			if (!to_mr)
 				memset(buf, 0, len);
-			return;
+			return 0;
 		}
 		n = min(len, avail);
 		if (to_mr)
@@ -1102,12 +1155,15 @@ static void wookie_mr_copy(struct wookie_mr *mr, u64 va, void *buf, u64 len,
 		buf += n;
 		len -= n;
 	}
+	return 0;
 }
 
 /*
  * Walk @len bytes at byte @offset of an SGE list, each SGE's lkey checked
  * for @use over the bytes it takes (none for no bytes): @fn gets each
- * piece with its MR and the offset of the piece in the walk.  A WC status.
+ * piece with its MR and the offset of the piece in the walk.  A WC status,
+ * or the WOOKIE_STATUS_* @fn returns as -EAGAIN (an ODP miss) or -EXDEV
+ * (no reference).
  */
 static int wookie_sge_walk(struct wookie_dev *wdev,
 			   const struct wookie_sge *sge, u32 num_sge,
@@ -1138,6 +1194,10 @@ static int wookie_sge_walk(struct wookie_dev *wdev,
 		ret = fn(mr, sge->addr + offset, done, n, arg);
 		if (ret <= 0)
 			wookie_mr_put(mr);
+		if (ret == -EAGAIN)
+			return WOOKIE_STATUS_ODP_MISS;
+		if (ret == -EXDEV)
+			return WOOKIE_STATUS_NO_REF;
 		if (ret < 0)
 			return IB_WC_LOC_PROT_ERR;
 		done += n;
@@ -1146,30 +1206,50 @@ static int wookie_sge_walk(struct wookie_dev *wdev,
 	return done < len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
+/* Where a copy goes, and where its ODP miss does. */
+struct wookie_copy_arg {
+	void *buf;
+	const struct wookie_src *src;
+	struct wookie_odp_miss *miss;
+};
+
 static int wookie_sge_gather_fn(struct wookie_mr *mr, u64 va, u32 done,
 				u32 n, void *arg)
 {
-	wookie_mr_copy(mr, va, (u8 *)arg + done, n, false);
-	return 0;
+	struct wookie_copy_arg *a = arg;
+
+	return wookie_mr_copy(mr, va, a->buf + done, n, false, a->miss);
 }
 
 /* Copy @len bytes at byte @offset of an SGE list to @buf; a WC status. */
 int wookie_sge_gather(struct wookie_dev *wdev, const struct wookie_sge *sge,
 		      u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		      void *buf, u32 len)
+		      void *buf, u32 len, struct wookie_odp_miss *miss)
 {
+	struct wookie_copy_arg a = { .buf = buf, .miss = miss };
+
 	return wookie_sge_walk(wdev, sge, num_sge, pd, qp_num, offset, len,
 			       WOOKIE_MEM_LOCAL_READ, wookie_sge_gather_fn,
-			       buf);
+			       &a);
 }
 
 /*
  * Kernel address of the byte at @va of any kind of MR, as wookie_mr_addr()
- * (@map is unused for a DMA MR, whose addresses are kernel ones).
+ * (@map is unused for a DMA MR, whose addresses are kernel ones, and for
+ * an ODP one, whose table is read under its lock).
  */
 static void *wookie_mr_at(struct wookie_mr *mr, const struct wookie_mr_map *map,
 			  u64 va, u64 *avail, struct page **page)
 {
+	void *p;
+
+	/* Under its lock; only ever a destination (written). */
+	if (mr->kind == WOOKIE_MR_ODP) {
+		*page = NULL;
+		p = wookie_odp_addr(mr, va, 1, true);
+		*avail = PAGE_SIZE - offset_in_page(p);
+		return p;
+	}
 	if (mr->kind == WOOKIE_MR_DMA) {
 		*page = NULL;
 		*avail = U64_MAX;
@@ -1180,24 +1260,26 @@ static void *wookie_mr_at(struct wookie_mr *mr, const struct wookie_mr_map *map,
 
 /*
  * Copy @len bytes at @sva of @src to @dva of @dst, page by page, with no
- * buffer in between: the one copy of the local path.
+ * buffer in between: the one copy of the local path.  @src is pinned (a
+ * packet's reference); an ODP @dst is written under its lock, all of the
+ * range present, or nothing is (-EAGAIN, *@miss filled).
  */
-static void wookie_mr_copy_mr(struct wookie_mr *dst, u64 dva,
-			      struct wookie_mr *src, u64 sva, u64 len)
+static void wookie_mr_copy_mr_pages(struct wookie_mr *dst, u64 dva,
+				    struct wookie_mr *src, u64 sva, u64 len)
 {
 	struct wookie_mr_map dmap = {}, smap = {};
 	struct page *dpage, *spage;
 	u64 davail, savail, n;
 	void *d, *s;
 
-	if (dst->kind != WOOKIE_MR_DMA)
+	if (dst->kind != WOOKIE_MR_DMA && dst->kind != WOOKIE_MR_ODP)
 		wookie_mr_map_get(dst, &dmap);
 	if (src->kind != WOOKIE_MR_DMA)
 		wookie_mr_map_get(src, &smap);
 	while (len) {
 		d = wookie_mr_at(dst, &dmap, dva, &davail, &dpage);
 		if (!d)
-			return;
+			break;
 		n = min(len, davail);
 		s = wookie_mr_at(src, &smap, sva, &savail, &spage);
 		if (s) {
@@ -1215,17 +1297,42 @@ static void wookie_mr_copy_mr(struct wookie_mr *dst, u64 dva,
 	}
 }
 
-/* Copy @len bytes at byte @off of @src to @va of @mr. */
-static void wookie_mr_copy_src(struct wookie_mr *mr, u64 va,
-			       const struct wookie_src *src, u64 off, u64 len)
+static int wookie_mr_copy_mr(struct wookie_mr *dst, u64 dva,
+			     struct wookie_mr *src, u64 sva, u64 len,
+			     struct wookie_odp_miss *miss)
+{
+	unsigned long flags;
+
+	if (dst->kind != WOOKIE_MR_ODP) {
+		wookie_mr_copy_mr_pages(dst, dva, src, sva, len);
+		return 0;
+	}
+	flags = wookie_odp_lock(dst);
+	if (!wookie_odp_addr(dst, dva, len, true)) {
+		wookie_odp_unlock(dst, flags);
+		wookie_odp_miss_set(miss, dst, dva, len, true);
+		return -EAGAIN;
+	}
+	wookie_mr_copy_mr_pages(dst, dva, src, sva, len);
+	wookie_odp_unlock(dst, flags);
+	return 0;
+}
+
+/*
+ * Copy @len bytes at byte @off of @src to @va of @mr.  An ODP miss may
+ * come after some segments were copied: doing it again copies the same.
+ */
+static int wookie_mr_copy_src(struct wookie_mr *mr, u64 va,
+			      const struct wookie_src *src, u64 off, u64 len,
+			      struct wookie_odp_miss *miss)
 {
 	const struct wookie_pkt_ref *ref = src->ref;
+	int err;
 	u32 i;
 
-	if (!ref) {
-		wookie_mr_copy(mr, va, (void *)(src->buf + off), len, true);
-		return;
-	}
+	if (!ref)
+		return wookie_mr_copy(mr, va, (void *)(src->buf + off), len,
+				      true, miss);
 	for (i = 0; i < ref->num_segs && len; i++) {
 		const struct wookie_mr_seg *seg = &ref->seg[i];
 		u64 n;
@@ -1235,34 +1342,43 @@ static void wookie_mr_copy_src(struct wookie_mr *mr, u64 va,
 			continue;
 		}
 		n = min_t(u64, seg->len - off, len);
-		wookie_mr_copy_mr(mr, va, seg->mr, seg->va + off, n);
+		err = wookie_mr_copy_mr(mr, va, seg->mr, seg->va + off, n,
+					miss);
+		if (err)
+			return err;
 		va += n;
 		len -= n;
 		off = 0;
 	}
+	return 0;
 }
 
-void wookie_mr_place(struct wookie_mr *mr, u64 va,
-		     const struct wookie_src *src, u64 len)
+int wookie_mr_place(struct wookie_mr *mr, u64 va,
+		    const struct wookie_src *src, u64 len,
+		    struct wookie_odp_miss *miss)
 {
-	wookie_mr_copy_src(mr, va, src, 0, len);
+	return wookie_mr_copy_src(mr, va, src, 0, len, miss);
 }
 
 static int wookie_sge_place_fn(struct wookie_mr *mr, u64 va, u32 done,
 			       u32 n, void *arg)
 {
-	wookie_mr_copy_src(mr, va, arg, done, n);
-	return 0;
+	struct wookie_copy_arg *a = arg;
+
+	return wookie_mr_copy_src(mr, va, a->src, done, n, a->miss);
 }
 
 /* wookie_sge_gather()'s other way, from a buffer or by reference. */
 int wookie_sge_place(struct wookie_dev *wdev, const struct wookie_sge *sge,
 		     u32 num_sge, struct ib_pd *pd, u32 qp_num, u64 offset,
-		     const struct wookie_src *src, u32 len)
+		     const struct wookie_src *src, u32 len,
+		     struct wookie_odp_miss *miss)
 {
+	struct wookie_copy_arg a = { .src = src, .miss = miss };
+
 	return wookie_sge_walk(wdev, sge, num_sge, pd, qp_num, offset, len,
 			       WOOKIE_MEM_LOCAL_WRITE, wookie_sge_place_fn,
-			       (void *)src);
+			       &a);
 }
 
 static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
@@ -1271,7 +1387,12 @@ static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
 	struct wookie_pkt_ref *ref = arg;
 	struct wookie_mr_seg *seg;
 
-	/* Only a user MR's pages stay pinned by the reference. */
+	/*
+	 * Only a user MR's pages stay pinned by the reference.  An ODP MR's
+	 * may go at any time, and the receiver could not fault them in.
+	 */
+	if (mr->kind == WOOKIE_MR_ODP)
+		return -EXDEV;
 	if (mr->kind != WOOKIE_MR_USER || ref->num_segs >= ARRAY_SIZE(ref->seg))
 		return -1;
 	seg = &ref->seg[ref->num_segs++];
@@ -1296,29 +1417,17 @@ int wookie_sge_ref(struct wookie_dev *wdev, const struct wookie_sge *sge,
 			       WOOKIE_MEM_LOCAL_READ, wookie_sge_ref_fn, ref);
 }
 
-void wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len)
+int wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len,
+			struct wookie_odp_miss *miss)
 {
-	wookie_mr_copy(mr, va, dst, len, false);
+	return wookie_mr_copy(mr, va, dst, len, false, miss);
 }
 
-u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
-		     bool cmp_swap, u64 compare_add, u64 swap)
+static u64 wookie_atomic_at(struct wookie_dev *wdev, u64 *p, bool cmp_swap,
+			    u64 compare_add, u64 swap)
 {
-	struct page *page = NULL;
-	struct wookie_mr_map map;
 	unsigned long flags;
-	u64 orig, old, avail;
-	u64 *p;
-
-	if (mr->kind == WOOKIE_MR_DMA) {
-		p = (u64 *)(uintptr_t)va;
-	} else {
-		wookie_mr_map_get(mr, &map);
-		/* 8-byte aligned: never crosses a page. */
-		p = wookie_mr_addr(mr, &map, va, &avail, &page);
-		if (!p)
-			return 0;
-	}
+	u64 orig, old;
 
 	/*
 	 * The lock orders our atomics against each other (one HCA); the
@@ -1335,7 +1444,44 @@ u64 wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		} while (old != orig);
 	}
 	spin_unlock_irqrestore(&wdev->atomic_lock, flags);
-
-	wookie_mr_unmap(page, p, true);
 	return orig;
+}
+
+int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
+		     bool cmp_swap, u64 compare_add, u64 swap, u64 *orig,
+		     struct wookie_odp_miss *miss)
+{
+	struct page *page = NULL;
+	struct wookie_mr_map map;
+	unsigned long flags;
+	u64 avail;
+	u64 *p;
+
+	*orig = 0;
+	if (mr->kind == WOOKIE_MR_DMA) {
+		*orig = wookie_atomic_at(wdev, (u64 *)(uintptr_t)va, cmp_swap,
+					 compare_add, swap);
+		return 0;
+	}
+	if (mr->kind == WOOKIE_MR_ODP) {
+		/* The page stays while its lock is held. */
+		flags = wookie_odp_lock(mr);
+		p = wookie_odp_addr(mr, va, sizeof(u64), true);
+		if (p)
+			*orig = wookie_atomic_at(wdev, p, cmp_swap,
+						 compare_add, swap);
+		wookie_odp_unlock(mr, flags);
+		if (p)
+			return 0;
+		wookie_odp_miss_set(miss, mr, va, sizeof(u64), true);
+		return -EAGAIN;
+	}
+	wookie_mr_map_get(mr, &map);
+	/* 8-byte aligned: never crosses a page. */
+	p = wookie_mr_addr(mr, &map, va, &avail, &page);
+	if (!p)
+		return 0;
+	*orig = wookie_atomic_at(wdev, p, cmp_swap, compare_add, swap);
+	wookie_mr_unmap(page, p, true);
+	return 0;
 }

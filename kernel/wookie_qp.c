@@ -380,6 +380,7 @@ static void wookie_qp_drop_inbound(struct wookie_qp *qp)
 	wookie_pkt_free_list(&drop);
 	wookie_read_ooo_drop(qp);
 	wookie_resp_ooo_drop(qp);
+	wookie_odp_qp_reset(qp);
 }
 
 /*
@@ -391,6 +392,8 @@ static void wookie_qp_quiesce(struct wookie_qp *qp)
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
 	wookie_qp_hold(qp);
+	/* Held, the engine starts no fault; the last one may kick. */
+	wookie_odp_qp_stop(qp);
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
 }
@@ -646,10 +649,14 @@ int wookie_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * A new send or receive PSN: what waited is of the old stream.  A
 	 * new path: it was checked against the old MTU and locality.
 	 */
-	if ((mask & IB_QP_SQ_PSN) || path)
+	if ((mask & IB_QP_SQ_PSN) || path) {
 		wookie_read_ooo_drop(qp);
-	if ((mask & IB_QP_RQ_PSN) || path)
+		wookie_odp_drop_held(qp, WOOKIE_ODP_COMP);
+	}
+	if ((mask & IB_QP_RQ_PSN) || path) {
 		wookie_resp_ooo_drop(qp);
+		wookie_odp_drop_held(qp, WOOKIE_ODP_RESP);
+	}
 	spin_lock_irqsave(&qp->lock, flags);
 	wookie_apply_modify(qp, attr, mask, &av);
 	if (path) {

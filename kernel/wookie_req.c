@@ -114,9 +114,13 @@ static int wookie_req_local_error(struct wookie_qp *qp)
 	return -EIO;
 }
 
-/* Gather @len bytes of the message at @offset into @dst; a WC status. */
+/*
+ * Gather @len bytes of the message at @offset into @dst; a WC status or
+ * WOOKIE_STATUS_ODP_MISS.
+ */
 static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
-			 u64 offset, u8 *dst, u32 len)
+			 u64 offset, u8 *dst, u32 len,
+			 struct wookie_odp_miss *miss)
 {
 	if (wqe->sqe.flags & WOOKIE_WQE_INLINE) {
 		/* The checked inline length, whatever offset a rewind gave. */
@@ -128,7 +132,7 @@ static int wookie_gather(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	}
 	return wookie_sge_gather(to_wookie_dev(qp->ibqp.device), wqe->sge,
 				 wqe->sqe.num_sge, qp->ibqp.pd, qp->ibqp.qp_num,
-				 offset, dst, len);
+				 offset, dst, len, miss);
 }
 
 static u8 wookie_send_opcode(u8 wr_opcode, bool first, bool last)
@@ -173,7 +177,10 @@ static void wookie_req_time(struct wookie_qp *qp, u32 psn)
 		wookie_rtt_sent(&qp->req.rtt, psn, ktime_get_ns());
 }
 
-/* One packet of a SEND or RDMA WRITE. */
+/*
+ * One packet of a SEND or RDMA WRITE.  -EAGAIN: an ODP page of the
+ * payload is being faulted in, nothing was done.
+ */
 static int wookie_send_data_packet(struct wookie_qp *qp,
 				   struct wookie_send_wqe *wqe)
 {
@@ -185,6 +192,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	bool write = sqe->opcode == WOOKIE_WR_RDMA_WRITE ||
 		     sqe->opcode == WOOKIE_WR_RDMA_WRITE_WITH_IMM;
 	const struct wookie_av *av = &qp->av;
+	struct wookie_odp_miss miss;
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
 	u8 op;
@@ -220,7 +228,6 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		h.deth.src_qp = qp->ibqp.qp_num;
 	}
 	if (write && first) {
-		wookie_qp_count(qp, WOOKIE_CNT_RDMA_SEND);
 		h.reth.va = sqe->rdma.remote_addr;
 		h.reth.rkey = sqe->rdma.rkey;
 		h.reth.dma_len = wqe->total_len;
@@ -231,6 +238,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	if (last && sqe->opcode == WOOKIE_WR_SEND_WITH_INV)
 		h.ieth_rkey = sqe->ex;
 
+	status = WOOKIE_STATUS_NO_REF;
 	if (qp->local && len > WOOKIE_LOCAL_COPY_MAX &&
 	    !(sqe->flags & WOOKIE_WQE_INLINE)) {
 		/* The receiver copies from our MRs: no copy here. */
@@ -241,15 +249,28 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 					wqe->sge, wqe->sqe.num_sge,
 					qp->ibqp.pd, qp->ibqp.qp_num,
 					wqe->done_bytes, len, pkt->ref);
-	} else {
+		if (status == WOOKIE_STATUS_NO_REF)
+			wookie_pkt_free(pkt);
+	}
+	if (status == WOOKIE_STATUS_NO_REF) {
 		pkt = wookie_pkt_build(qp, &h, len);
 		if (!pkt)
 			return -ENOMEM;
 		status = wookie_gather(qp, wqe, wqe->done_bytes,
-				       pkt->data + pkt->hdrs.hdr_len, len);
+				       pkt->data + pkt->hdrs.hdr_len, len,
+				       &miss);
+	}
+	if (status == WOOKIE_STATUS_ODP_MISS) {
+		wookie_pkt_free(pkt);
+		status = wookie_odp_stall(qp, WOOKIE_ODP_REQ, &miss);
+		if (!status)
+			return -EAGAIN;
+		status = IB_WC_LOC_PROT_ERR;
+		pkt = NULL;
 	}
 	if (status != IB_WC_SUCCESS) {
-		wookie_pkt_free(pkt);
+		if (pkt)
+			wookie_pkt_free(pkt);
 		wookie_wqe_finish(qp, wqe, status);
 		qp->req.index++;
 		return wookie_req_local_error(qp);
@@ -257,6 +278,8 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 
 	if (first)
 		wqe->state = WOOKIE_WQE_SENDING;
+	if (write && first)
+		wookie_qp_count(qp, WOOKIE_CNT_RDMA_SEND);
 	if (h.bth.ack_req)
 		wookie_req_time(qp, h.bth.psn);
 	wqe->done_bytes += len;
@@ -413,12 +436,15 @@ bool wookie_requester(struct wookie_qp *qp)
 	/* Every PSN sent so far is acknowledged. */
 	bool idle = qp->comp.psn == qp->req.psn_end;
 	struct wookie_send_wqe *wqe;
-	bool sent = false;
+	bool sent = false, faulting = false;
 	int err;
 
 	qp->req.drained = false;
 	/* An XRC target has no SQ. */
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) || !qp->sq.hdr)
+		return true;
+	/* The fault work kicks the QP when the page is in. */
+	if (!wookie_odp_ready(qp, WOOKIE_ODP_REQ))
 		return true;
 	if (qp->req.rnr_wait) {
 		/* The timer may have fired for an earlier expiry: wait on. */
@@ -492,6 +518,11 @@ bool wookie_requester(struct wookie_qp *qp)
 				wqe->first_psn = qp->req.psn;
 			err = wookie_send_data_packet(qp, wqe);
 		}
+		/* Waiting for an ODP fault: the work kicks the QP. */
+		if (err == -EAGAIN) {
+			faulting = true;
+			break;
+		}
 		if (err)
 			return false;
 		sent = true;
@@ -499,5 +530,5 @@ bool wookie_requester(struct wookie_qp *qp)
 	}
 	if (sent)
 		wookie_req_arm_timer(qp, idle);
-	return budget > 0;
+	return faulting || budget > 0;
 }

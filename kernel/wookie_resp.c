@@ -23,6 +23,11 @@ enum resp_res {
 	RESP_DROP,
 	/* Kept to be taken up later (resp_ooo_wait()): not freed. */
 	RESP_KEPT,
+	/*
+	 * An ODP page is being faulted in: nothing of the request was done,
+	 * and it is taken up again (wookie_odp_hold()) once it is in.
+	 */
+	RESP_STALL,
 	/* No receive WQE for a SEND or a WRITE with immediate. */
 	RESP_RNR,
 	/* Malformed request: sequence, length, access of the QP. */
@@ -269,10 +274,12 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 		u32 len = min_t(u64, left, qp->mtu_bytes);
 		u64 va = res->va + resp->read_sent;
 		bool last = len == left;
+		struct wookie_odp_miss miss;
 		struct wookie_hdrs h = {};
 		struct wookie_pkt *pkt;
 		struct wookie_mr *mr;
 		bool by_ref;
+		int err;
 
 		h.bth.opcode = wookie_transport_of(qp->kind) |
 			       resp_read_opcode(!resp->read_sent, last);
@@ -313,9 +320,22 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 			pkt->ref->num_segs = 1;
 			pkt->ref->len = len;
 		} else if (mr) {
-			wookie_mr_copy_from(mr, va,
-					    pkt->data + pkt->hdrs.hdr_len, len);
+			err = wookie_mr_copy_from(mr, va,
+						  pkt->data + pkt->hdrs.hdr_len,
+						  len, &miss);
 			wookie_mr_put(mr);
+			if (err) {
+				/* Sent once the page is in: the work kicks. */
+				wookie_pkt_free(pkt);
+				if (!wookie_odp_stall(qp, WOOKIE_ODP_RESP,
+						      &miss))
+					return false;
+				resp->read_cur = NULL;
+				resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR,
+					 resp->read_psn);
+				wookie_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+				return true;
+			}
 		}
 		wookie_net_xmit(qp, &qp->av, pkt);
 
@@ -329,6 +349,8 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 
 bool wookie_responder_continue(struct wookie_qp *qp)
 {
+	if (wookie_odp_pending(qp, WOOKIE_ODP_RESP))
+		return false;
 	if (!qp->resp.read_cur)
 		return true;
 	if (!resp_state_ok(qp)) {
@@ -412,22 +434,33 @@ static struct ib_pd *resp_recv_pd(struct wookie_qp *qp)
 
 /*
  * Write @len bytes at byte @offset of resp.rqe's buffers, each SGE's lkey
- * checked for the bytes it takes (none for no bytes).
+ * checked for the bytes it takes (none for no bytes): RESP_OK, RESP_STALL
+ * (an ODP page being faulted in), or the receive WQE's failure.
  */
-static enum ib_wc_status resp_place(struct wookie_qp *qp, u64 offset,
-				    const struct wookie_src *src, u32 len)
+static enum resp_res resp_place(struct wookie_qp *qp, u64 offset,
+				const struct wookie_src *src, u32 len)
 {
 	const struct wookie_recv_wqe *rqe = &qp->resp.rqe;
+	struct wookie_odp_miss miss;
+	int status;
 
-	return wookie_sge_place(resp_wdev(qp), rqe->sge,
-				min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE),
-				resp_recv_pd(qp), qp->ibqp.qp_num, offset, src,
-				len);
+	status = wookie_sge_place(resp_wdev(qp), rqe->sge,
+				  min_t(u32, rqe->num_sge, WOOKIE_MAX_SGE),
+				  resp_recv_pd(qp), qp->ibqp.qp_num, offset, src,
+				  len, &miss);
+	if (status == WOOKIE_STATUS_ODP_MISS) {
+		if (!wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss))
+			return RESP_STALL;
+		status = IB_WC_LOC_PROT_ERR;
+	}
+	if (status != IB_WC_SUCCESS)
+		return resp_recv_error(qp, status);
+	return RESP_OK;
 }
 
 /* The payload of @pkt at byte @offset of resp.rqe's buffers. */
-static enum ib_wc_status resp_place_pkt(struct wookie_qp *qp, u64 offset,
-					const struct wookie_pkt *pkt)
+static enum resp_res resp_place_pkt(struct wookie_qp *qp, u64 offset,
+				    const struct wookie_pkt *pkt)
 {
 	struct wookie_src src;
 
@@ -825,7 +858,6 @@ static enum resp_res resp_execute_send(struct wookie_qp *qp,
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	struct wookie_resp *resp = &qp->resp;
-	enum ib_wc_status status;
 	enum resp_res res;
 
 	if (h->flags & WOOKIE_OPF_FIRST) {
@@ -834,9 +866,9 @@ static enum resp_res resp_execute_send(struct wookie_qp *qp,
 			return res;
 		resp->recv_bytes = 0;
 	}
-	status = resp_place_pkt(qp, resp->recv_bytes, pkt);
-	if (status != IB_WC_SUCCESS)
-		return resp_recv_error(qp, status);
+	res = resp_place_pkt(qp, resp->recv_bytes, pkt);
+	if (res != RESP_OK)
+		return res;
 	resp->recv_bytes += h->payload_len;
 	if (!(h->flags & WOOKIE_OPF_LAST)) {
 		resp->in_msg_flags = WOOKIE_OPF_SEND;
@@ -897,15 +929,17 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	struct wookie_resp *resp = &qp->resp;
 	u32 len = h->payload_len;
+	struct wookie_odp_miss miss;
 	struct wookie_src src;
 	struct wookie_mr *mr;
 	enum resp_res res;
+	int err;
 
+	/* Again after an ODP fault: the same, as nothing moved. */
 	if (h->flags & WOOKIE_OPF_FIRST) {
 		res = resp_write_start(qp, &h->reth);
 		if (res != RESP_OK)
 			return res;
-		wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
 	}
 	/* The packets must add up to the RETH's length exactly. */
 	if (len > resp->write_left ||
@@ -926,11 +960,16 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 		if (IS_ERR(mr))
 			return RESP_ERR_ACCESS;
 		wookie_pkt_src(pkt, &src);
-		wookie_mr_place(mr, resp->write_va, &src, len);
+		err = wookie_mr_place(mr, resp->write_va, &src, len, &miss);
 		wookie_mr_put(mr);
+		if (err)
+			return wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss) ?
+			       RESP_ERR_ACCESS : RESP_STALL;
 		resp->write_va += len;
 		resp->write_left -= len;
 	}
+	if (h->flags & WOOKIE_OPF_FIRST)
+		wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
 	if (!(h->flags & WOOKIE_OPF_LAST)) {
 		resp->in_msg_flags = WOOKIE_OPF_WRITE;
 		return RESP_OK;
@@ -973,9 +1012,11 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 	const struct wookie_atomic_eth *ae = &h->atomic;
 	struct wookie_dev *wdev = resp_wdev(qp);
 	struct wookie_resp *resp = &qp->resp;
+	struct wookie_odp_miss miss;
 	struct wookie_rd_atomic *res;
 	struct wookie_mr *mr;
 	u64 orig;
+	int err;
 
 	if (!resp->rd_atomic || ae->va & 7)
 		return RESP_ERR_INVALID;
@@ -984,12 +1025,15 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 	if (IS_ERR(mr))
 		return RESP_ERR_ACCESS;
 	if ((h->bth.opcode & ~WOOKIE_TRANSPORT_MASK) == WOOKIE_OP_CMP_SWAP)
-		orig = wookie_mr_atomic(wdev, mr, ae->va, true, ae->compare,
-					ae->swap_add);
+		err = wookie_mr_atomic(wdev, mr, ae->va, true, ae->compare,
+				       ae->swap_add, &orig, &miss);
 	else
-		orig = wookie_mr_atomic(wdev, mr, ae->va, false, ae->swap_add,
-					0);
+		err = wookie_mr_atomic(wdev, mr, ae->va, false, ae->swap_add,
+				       0, &orig, &miss);
 	wookie_mr_put(mr);
+	if (err)
+		return wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss) ?
+		       RESP_ERR_ACCESS : RESP_STALL;
 
 	res = resp_new_res(qp);
 	res->is_atomic = true;
@@ -1188,7 +1232,6 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	bool se = h->bth.solicited;
 	union rdma_network_hdr grh;
 	struct wookie_src grh_src;
-	enum ib_wc_status status;
 	struct wookie_cqe cqe;
 	enum resp_res res;
 
@@ -1210,11 +1253,11 @@ static enum resp_res resp_execute_ud(struct wookie_qp *qp,
 	resp_build_grh(pkt, &grh);
 	grh_src.buf = (const u8 *)&grh;
 	grh_src.ref = NULL;
-	status = resp_place(qp, 0, &grh_src, RESP_GRH_LEN);
-	if (status == IB_WC_SUCCESS)
-		status = resp_place_pkt(qp, RESP_GRH_LEN, pkt);
-	if (status != IB_WC_SUCCESS)
-		return resp_recv_error(qp, status);
+	res = resp_place(qp, 0, &grh_src, RESP_GRH_LEN);
+	if (res == RESP_OK)
+		res = resp_place_pkt(qp, RESP_GRH_LEN, pkt);
+	if (res != RESP_OK)
+		return res;
 
 	resp_cqe_init(qp, &cqe, resp->rqe.wr_id, IB_WC_SUCCESS);
 	cqe.byte_len = RESP_GRH_LEN + h->payload_len;
@@ -1248,8 +1291,11 @@ static bool resp_accepts(struct wookie_qp *qp, const struct wookie_pkt *pkt)
 	return qp->kind == WOOKIE_QP_KIND_UD || qp->mtu_bytes;
 }
 
-/* Returns true when it kept @pkt (to be taken up later). */
-static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
+/*
+ * RESP_KEPT when it kept @pkt (to be taken up later), RESP_STALL when the
+ * caller is to hold it for an ODP fault.
+ */
+static enum resp_res resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	enum resp_res res;
 
@@ -1267,13 +1313,13 @@ static bool resp_rc_uc(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		res = resp_execute(qp, pkt);
 	if (res == RESP_OK)
 		resp_acknowledge(qp, pkt);
-	else
+	else if (res != RESP_STALL)
 		resp_fail(qp, pkt, res);
 	if (qp->resp.xrc_srq) {
 		wookie_srq_put(qp->resp.xrc_srq);
 		qp->resp.xrc_srq = NULL;
 	}
-	return res == RESP_KEPT;
+	return res;
 }
 
 /*
@@ -1296,7 +1342,8 @@ static void resp_ooo_drain(struct wookie_qp *qp)
 	struct wookie_pkt *pkt;
 	int diff;
 
-	while ((pkt = list_first_entry_or_null(&qp->resp_ooo,
+	while (!wookie_odp_waits(qp, WOOKIE_ODP_RESP) &&
+	       (pkt = list_first_entry_or_null(&qp->resp_ooo,
 					       struct wookie_pkt, list))) {
 		diff = wookie_psn_diff(pkt->hdrs.bth.psn, qp->resp.psn);
 		if (diff > 0)
@@ -1306,8 +1353,11 @@ static void resp_ooo_drain(struct wookie_qp *qp)
 		list_del(&pkt->list);
 		qp->resp_ooo_count--;
 		/* Never kept again: at the expected PSN, or a duplicate. */
-		if (!diff && resp_state_ok(qp))
-			resp_rc_uc(qp, pkt);
+		if (!diff && resp_state_ok(qp) &&
+		    resp_rc_uc(qp, pkt) == RESP_STALL) {
+			wookie_odp_hold(qp, WOOKIE_ODP_RESP, pkt);
+			return;
+		}
 		wookie_pkt_free(pkt);
 	}
 }
@@ -1362,6 +1412,8 @@ static bool resp_read_retry(struct wookie_qp *qp, const struct wookie_pkt *pkt)
 
 void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
+	enum resp_res res;
+
 	if (!resp_accepts(qp, pkt))
 		goto out;
 	/*
@@ -1375,12 +1427,19 @@ void wookie_responder(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	if (!resp_read_retry(qp, pkt) && !wookie_responder_continue(qp))
 		goto out;
 	if (qp->kind == WOOKIE_QP_KIND_UD) {
-		resp_fail(qp, pkt, resp_execute_ud(qp, pkt));
+		res = resp_execute_ud(qp, pkt);
+		if (res != RESP_STALL)
+			resp_fail(qp, pkt, res);
 	} else {
-		if (resp_rc_uc(qp, pkt))
+		res = resp_rc_uc(qp, pkt);
+		if (res == RESP_KEPT)
 			return;
-		if (qp->resp_ooo_count)
+		if (res != RESP_STALL && qp->resp_ooo_count)
 			resp_ooo_drain(qp);
+	}
+	if (res == RESP_STALL) {
+		wookie_odp_hold(qp, WOOKIE_ODP_RESP, pkt);
+		return;
 	}
 out:
 	wookie_pkt_free(pkt);

@@ -149,7 +149,9 @@ static bool wookie_sq_watch(struct wookie_qp *qp)
  * One pass of the engine on a QP: responses first (they free SQ slots and
  * the send window), then requests from peers, then new packets from the
  * SQ.  Only the holder of WOOKIE_QP_RUNNING runs it, so the engine state
- * needs no lock.  Returns true when work is left for another pass.
+ * needs no lock.  A part waiting for an ODP fault is left alone (its
+ * packets stay queued) until the fault work kicks the QP; it takes up the
+ * packet it held first.  Returns true when work is left for another pass.
  */
 static bool wookie_qp_pass(struct wookie_qp *qp)
 {
@@ -160,29 +162,42 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 	if (READ_ONCE(qp->state) == IB_QPS_RESET)
 		return false;
 
-	while (budget > 0 && (pkt = wookie_qp_dequeue(qp, &qp->resp_pkts))) {
-		budget -= wookie_pkt_cost(pkt);
-		wookie_completer(qp, pkt);
+	if (wookie_odp_ready(qp, WOOKIE_ODP_COMP)) {
+		pkt = wookie_odp_take(qp, WOOKIE_ODP_COMP);
+		if (pkt) {
+			budget -= wookie_pkt_cost(pkt);
+			wookie_completer(qp, pkt);
+		}
+		while (budget > 0 && !wookie_odp_waits(qp, WOOKIE_ODP_COMP) &&
+		       (pkt = wookie_qp_dequeue(qp, &qp->resp_pkts))) {
+			budget -= wookie_pkt_cost(pkt);
+			wookie_completer(qp, pkt);
+		}
+		if (budget <= 0)
+			more = true;
+		/* A response held for a fault is not a lost one. */
+		if (!wookie_odp_waits(qp, WOOKIE_ODP_COMP))
+			wookie_comp_check_timeout(qp);
 	}
-	if (budget <= 0)
-		more = true;
-	wookie_comp_check_timeout(qp);
 	wookie_complete_done(qp);
 
 	budget = wookie_qp_budget(qp);
-	while (budget > 0) {
+	while (budget > 0 && wookie_odp_ready(qp, WOOKIE_ODP_RESP)) {
 		if (!wookie_responder_continue(qp)) {
-			more = true;
+			if (!wookie_odp_waits(qp, WOOKIE_ODP_RESP))
+				more = true;
 			break;
 		}
-		pkt = wookie_qp_dequeue(qp, &qp->req_pkts);
+		pkt = wookie_odp_take(qp, WOOKIE_ODP_RESP);
+		if (!pkt)
+			pkt = wookie_qp_dequeue(qp, &qp->req_pkts);
 		if (!pkt)
 			break;
 		budget -= wookie_pkt_cost(pkt);
 		wookie_responder(qp, pkt);
 	}
 	/* After the requests that came: one may fill the gap they wait on. */
-	if (budget > 0)
+	if (budget > 0 && !wookie_odp_waits(qp, WOOKIE_ODP_RESP))
 		wookie_resp_ooo_check(qp);
 	wookie_resp_flush_ack(qp);
 	if (budget <= 0)
@@ -190,6 +205,7 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 
 	if (!wookie_requester(qp))
 		more = true;
+	wookie_odp_pass_end(qp);
 	wookie_complete_done(qp);
 	if (!more && wookie_sq_watch(qp))
 		more = true;
@@ -550,6 +566,7 @@ static enum hrtimer_restart wookie_qp_timer(struct hrtimer *timer)
 void wookie_qp_engine_init(struct wookie_qp *qp)
 {
 	INIT_WORK(&qp->work, wookie_qp_work);
+	wookie_odp_qp_init(qp);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	qp->timer.function = wookie_qp_timer;
 }

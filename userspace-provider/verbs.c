@@ -231,6 +231,13 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return 0;
 }
 
+/* Prefetching ODP MRs is the kernel's work (wookie_advise_mr()). */
+int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 int wookie_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

@@ -80,6 +80,7 @@ static void wookie_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops wookie_ctx_ops = {
+	.advise_mr = wookie_advise_mr,
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_parent_domain = wookie_alloc_parent_domain,
 	.alloc_pd = wookie_alloc_pd,

@@ -292,6 +292,8 @@ struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access);
 int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, int access);
+int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int wookie_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int wookie_dealloc_mw(struct ibv_mw *mw);

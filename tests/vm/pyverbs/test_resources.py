@@ -96,13 +96,6 @@ class MRTest(VerbsTest):
                          e.IBV_ACCESS_LOCAL_WRITE,
                          address=unmapped_address())
 
-    def test_on_demand_paging_without_odp(self):
-        attr_ex = self.ctx.query_device_ex()
-        self.require(not attr_ex.odp_caps.general_caps & e.IBV_ODP_SUPPORT,
-                     'the device supports ODP')
-        self.assertErrno((errno.EOPNOTSUPP, errno.EINVAL), MR, self.pd, 4096,
-                         e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
-
     def test_keys_unique(self):
         mrs = [MR(self.pd, 4096, ALL_REMOTE) for _ in range(32)]
         lkeys = {mr.lkey for mr in mrs}
