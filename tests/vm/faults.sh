@@ -13,6 +13,11 @@
 #   2. traffic: fail_function makes wookie_pkt_new() (a packet to send,
 #      local or wire) and wookie_pkt_wrap() (a packet received) fail 3% of
 #      the time for everyone; RC traffic recovers and its data verifies.
+#   3. on-demand paging: wookie_odp_fault() fails (EFAULT) 30% of the
+#      time under rc_verify with ODP buffers on the wire: each run
+#      verifies its data or ends with an error, none hangs, nothing is
+#      left; with no failure the same runs verify, on the wire and on one
+#      device.
 # kmemleak, KASAN and lockdep findings fail the run through the harness.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
@@ -166,6 +171,27 @@ for fn in wookie_pkt_new wookie_pkt_wrap; do
 	ok "$fn failed at least once" test "$hits" -gt 0
 done
 ok "rcvd and sent packets counted on yy0" test "$(link_counter hostB yy0 rcvd_pkts)" -gt 0
+
+# --- 3. on-demand paging: faults fail --------------------------------------
+fn_fail wookie_odp_fault -14 30
+runs=0 run_errors=0
+for i in 1 2 3; do
+	faulty_pair "odp-wire-$i" 120 "$rc_verify" --size 4M --odp --wait 60
+done
+hits=$(fault_hits)
+fault_off
+if [ "$run_errors" -gt 0 ] && [ "$hits" -gt 0 ]; then
+	echo "ok   wookie_odp_fault failing 30%: $runs runs, $run_errors ended with an error, $hits failures injected"
+else
+	echo "FAIL wookie_odp_fault failing 30%: $run_errors of $runs runs failed, $hits failures injected"
+	vm_failures=$((vm_failures + 1))
+fi
+XS_NS= XS_DEV=zz0 XS_GID=1 XS_IP=10.0.0.1
+XC_NS=hostB XC_DEV=yy0 XC_GID=1
+XPAIR_LB=
+xpair "rc_verify 4 MiB with ODP buffers, no failure" 300 "$rc_verify" --size 4M --odp
+pair "rc_verify 4 MiB with ODP buffers on one device" 300 \
+	"$rc_verify" -d zz0 -g 1 --size 4M --odp
 
 wire_del_all yy0
 ok "nothing left on zz0" wait_until $((10 * RDMA_SLOW)) rdma_no_objects zz0

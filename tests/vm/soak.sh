@@ -8,9 +8,10 @@
 # counters agree with what the link carried.  Jobs run at once, each in a
 # loop until the time is up:
 #   wire   RC between zz0 (vethA) and yy0 (vethB, namespace hostB), under
-#          loss: rc_verify (WRITE, READ, data compared) and perftest's
-#          WRITE, READ, SEND and atomics; each run must pass.
-#   local  on zz0 alone, lossless: rc_verify, and UC and UD (pingpongs with
+#          loss: rc_verify (WRITE, READ, data compared; with pinned and
+#          with on-demand paging buffers) and perftest's WRITE, READ, SEND
+#          and atomics; each run must pass.
+#   local  on zz0 alone, lossless: rc_verify (pinned and ODP), and UC and UD (pingpongs with
 #          their data checked, perftest SEND/WRITE over UC, SEND over UD).
 #   kill   a perftest pair (RC on the wire, UC locally) with one side
 #          killed (SIGKILL) a few seconds in; the other side must end.
@@ -147,6 +148,7 @@ qp_timeout=14
 [ "$RDMA_SLOW" -eq 1 ] || qp_timeout=18
 wire_progs=(
 	"rc_verify --size 2M --timeout $qp_timeout"
+	"rc_verify --size 2M --odp --timeout $qp_timeout"
 	"ib_write_bw -n 200 -s 16384 -u $qp_timeout"
 	"ib_read_bw -n 200 -s 16384 -u $qp_timeout"
 	"ib_send_bw -n 200 -s 4096 -u $qp_timeout"
@@ -163,6 +165,7 @@ job_wire() {
 
 local_progs=(
 	"rc_verify --size 4M"
+	"rc_verify --size 4M --odp"
 	"ibv_uc_pingpong -n 200 -c"
 	"ibv_ud_pingpong -n 200 -c -s 512"
 	"ib_send_bw -c UC -n 500 -s 4096"

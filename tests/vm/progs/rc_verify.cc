@@ -13,6 +13,9 @@
 //     against the same pattern.  Each exits 0 only if the bytes are equal
 //     (and, on the client, every completion succeeded).
 //
+//   --odp: this side's buffers are on-demand paging MRs, never touched
+//     before the device writes or reads them (it faults them in).
+//
 //   --expect-retry-exc: the client posts one 64-byte WRITE (one packet)
 //     into a path that loses everything and times its completion, which
 //     must be IBV_WC_RETRY_EXC_ERR after about
@@ -73,6 +76,7 @@ struct Options {
 	double tolerance = 50; // percent
 	double wait = 300;     // seconds, bound of every wait
 	uint64_t seed = 0;     // 0: random
+	bool odp = false;      // IBV_ACCESS_ON_DEMAND buffers
 };
 
 // The connection message, both ways.
@@ -103,7 +107,7 @@ struct Done {
 		"usage: rc_verify -d DEV [-g GID_INDEX] [-p PORT] [--size N[K|M|G]]\n"
 		"         [--chunk N] [--depth N] [--timeout T] [--retry-cnt R]\n"
 		"         [--rnr-retry R] [--expect-retry-exc] [--tolerance PCT]\n"
-		"         [--wait SECONDS] [--seed N] [SERVER_IPV4]\n");
+		"         [--wait SECONDS] [--seed N] [--odp] [SERVER_IPV4]\n");
 	std::exit(2);
 }
 
@@ -170,6 +174,8 @@ Options parse(int argc, char **argv)
 			o.wait = parse_int(next(), 1, 86400);
 		else if (a == "--seed")
 			o.seed = parse_size(next());
+		else if (a == "--odp")
+			o.odp = true;
 		else if (!a.empty() && a[0] != '-' && o.server.empty())
 			o.server = a;
 		else
@@ -489,7 +495,8 @@ bool rdma_open(Rdma &r, const Options &o, uint64_t len, int nbufs)
 	r.len = len;
 	for (int i = 0; i < nbufs; i++) {
 		void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			       MAP_PRIVATE | MAP_ANONYMOUS |
+			       (o.odp ? 0 : MAP_POPULATE), -1, 0);
 		if (p == MAP_FAILED) {
 			std::perror("mmap");
 			return false;
@@ -498,7 +505,8 @@ bool rdma_open(Rdma &r, const Options &o, uint64_t len, int nbufs)
 		r.mr[i] = ibv_reg_mr(r.pd, p, len,
 				     IBV_ACCESS_LOCAL_WRITE |
 				     IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_READ);
+				     IBV_ACCESS_REMOTE_READ |
+				     (o.odp ? IBV_ACCESS_ON_DEMAND : 0));
 		if (!r.mr[i]) {
 			std::fprintf(stderr, "ibv_reg_mr(%" PRIu64 "): %s\n",
 				     len, std::strerror(errno));
