@@ -822,6 +822,13 @@ struct wookie_odp_slot {
 	int err;
 	/* FAILED, and the side was ready to try again in this pass. */
 	bool failed_seen;
+	/*
+	 * PENDING, but the side runs on: the responder RNR NAKed the
+	 * request it held (wookie_resp_odp_wait()).  Engine only.
+	 */
+	bool let_go;
+	/* When the side missed: PENDING since. */
+	ktime_t since;
 	struct wookie_odp_miss miss;
 	/* Responder, completer: the packet to take up again first. */
 	struct wookie_pkt *pkt;
@@ -1142,8 +1149,14 @@ static inline void *wookie_odp_addr(struct wookie_mr *mr, u64 va, u64 len,
 #endif
 void wookie_odp_miss_set(struct wookie_odp_miss *miss, struct wookie_mr *mr,
 			 u64 va, u64 len, bool write);
+/* wookie_odp_stall(): the side was let go, and the fault goes on. */
+#define WOOKIE_ODP_BUSY 1
 int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
 		     struct wookie_odp_miss *miss);
+struct wookie_pkt *wookie_odp_let_go(struct wookie_qp *qp,
+				     enum wookie_odp_side side);
+void wookie_odp_rejoin(struct wookie_qp *qp, enum wookie_odp_side side);
+ktime_t wookie_odp_since(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side);
@@ -1559,6 +1572,8 @@ void wookie_resp_flush_ack(struct wookie_qp *qp);
 /* Responder: take up requests that waited for a gap, or NAK it. */
 void wookie_resp_ooo_check(struct wookie_qp *qp);
 void wookie_resp_ooo_drop(struct wookie_qp *qp);
+/* Responder waiting for an ODP fault: true when it RNR NAKed and runs on. */
+bool wookie_resp_odp_wait(struct wookie_qp *qp);
 /* Reset the engine state for RESET / INIT. */
 void wookie_resp_reset(struct wookie_qp *qp);
 /* Flush the RQ (not an SRQ) with IB_WC_WR_FLUSH_ERR. */

@@ -25,7 +25,10 @@
  * waits: its packets stay queued, the one in hand is held.  The work
  * faults the range in and kicks the QP; the side does the same again.  A
  * fault that fails makes that side's next miss of the range fail the
- * operation (wookie_odp_stall()).
+ * operation (wookie_odp_stall()).  An RC responder does not wait long: a
+ * requester would count the silence as lost packets and run out of
+ * retries.  It RNR NAKs the request it held and is let go, the fault
+ * going on for the request's retry (wookie_resp_odp_wait()).
  *
  * Lock order: mmap_lock, umem_mutex, odp->lock, wdev->atomic_lock.
  * Nothing allocates or sleeps under odp->lock, and nothing faults with
@@ -497,6 +500,12 @@ out:
 
 /* ---- The engine's waits ---- */
 
+/*
+ * How long a failed fault waits for the retry of the request RNR NAKed
+ * while it ran: past the longest RNR timer (655 ms) and a round trip.
+ */
+#define WOOKIE_ODP_FAILED_KEEP_MS 1000
+
 static void wookie_odp_work(struct work_struct *work)
 {
 	struct wookie_qp *qp = container_of(work, struct wookie_qp, odp.work);
@@ -548,22 +557,29 @@ static void wookie_odp_forget(struct wookie_odp_slot *slot)
 /*
  * A side of the engine missed *@miss (its MR reference is taken over):
  * 0 when the side now waits for the fault (the caller stops, with nothing
- * of the operation done), or the error the fault of these pages failed
- * with, in this pass (the caller fails the operation).
+ * of the operation done), WOOKIE_ODP_BUSY when the side was let go and
+ * its fault still runs (nothing done either), or the error the fault of
+ * these pages failed with, in this pass (the caller fails the operation).
  */
 int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
 		     struct wookie_odp_miss *miss)
 {
 	struct wookie_odp_slot *slot = &qp->odp.slot[side];
-	int err;
+	int state, err;
 
-	/* The side's caller checked wookie_odp_ready(): never twice. */
-	if (WARN_ON_ONCE(slot->state == WOOKIE_ODP_PENDING)) {
+	/*
+	 * The side's caller checked wookie_odp_ready(): only a side let go
+	 * misses while its fault goes on (the work may end it now: the
+	 * acquire pairs with its release of err).  The miss waits its turn.
+	 */
+	state = smp_load_acquire(&slot->state);
+	if (state == WOOKIE_ODP_PENDING) {
 		wookie_mr_put(miss->mr);
-		return -EIO;
+		if (WARN_ON_ONCE(!slot->let_go))
+			return -EIO;
+		return WOOKIE_ODP_BUSY;
 	}
-	if (slot->state == WOOKIE_ODP_FAILED &&
-	    wookie_odp_same(&slot->miss, miss)) {
+	if (state == WOOKIE_ODP_FAILED && wookie_odp_same(&slot->miss, miss)) {
 		err = slot->err;
 		wookie_odp_forget(slot);
 		wookie_mr_put(miss->mr);
@@ -572,6 +588,8 @@ int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
 	wookie_odp_forget(slot);
 	wookie_qp_count(qp, WOOKIE_CNT_ODP_FAULTS);
 	slot->miss = *miss;
+	slot->let_go = false;
+	slot->since = ktime_get();
 	/* The miss before the state: the work reads it after. */
 	smp_store_release(&slot->state, WOOKIE_ODP_PENDING);
 	queue_work(to_wookie_dev(qp->ibqp.device)->odp_wq, &qp->odp.work);
@@ -581,9 +599,35 @@ int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
 /* Does @side wait for a fault? */
 bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side)
 {
+	struct wookie_odp_slot *slot = &qp->odp.slot[side];
+
 	/* Pairs with the work's release: its err and the MR it mapped. */
-	return smp_load_acquire(&qp->odp.slot[side].state) ==
-	       WOOKIE_ODP_PENDING;
+	return smp_load_acquire(&slot->state) == WOOKIE_ODP_PENDING &&
+	       !slot->let_go;
+}
+
+/* When @side's fault started (it is PENDING). */
+ktime_t wookie_odp_since(struct wookie_qp *qp, enum wookie_odp_side side)
+{
+	return qp->odp.slot[side].since;
+}
+
+/*
+ * @side stops waiting for its fault, which goes on (to be used by a
+ * retry): it runs on, and misses meanwhile get WOOKIE_ODP_BUSY.  Returns
+ * the packet it held, now the caller's.
+ */
+struct wookie_pkt *wookie_odp_let_go(struct wookie_qp *qp,
+				     enum wookie_odp_side side)
+{
+	qp->odp.slot[side].let_go = true;
+	return wookie_odp_take(qp, side);
+}
+
+/* @side, let go, waits for its fault again: it has work only that can. */
+void wookie_odp_rejoin(struct wookie_qp *qp, enum wookie_odp_side side)
+{
+	qp->odp.slot[side].let_go = false;
 }
 
 /*
@@ -598,10 +642,10 @@ bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side)
 
 /*
  * May @side run, at the start of its part of a pass?  Not while it waits
- * for a fault; once the fault is done, the completer counts its ACK
- * timeout from now (it did not run meanwhile).  A failed fault is kept
- * for the side's miss of the same pages in this pass, and forgotten at
- * its end (wookie_odp_pass_end()).
+ * for a fault, unless it was let go; once the fault is done, the
+ * completer counts its ACK timeout from now (it did not run meanwhile).
+ * A failed fault is kept for the side's miss of the same pages in this
+ * pass, and forgotten at its end (wookie_odp_pass_end()).
  */
 bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 {
@@ -610,13 +654,22 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 	/* Pairs with the work's release: its err and the MR it mapped. */
 	switch (smp_load_acquire(&slot->state)) {
 	case WOOKIE_ODP_PENDING:
-		return false;
+		return slot->let_go;
 	case WOOKIE_ODP_DONE:
 		WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
 		if (side == WOOKIE_ODP_COMP)
 			qp->comp.last_progress = ktime_get();
 		return true;
 	case WOOKIE_ODP_FAILED:
+		/*
+		 * The request a side let go of comes back after its RNR
+		 * wait: the failure is kept for it that long.
+		 */
+		if (slot->let_go && !slot->failed_seen) {
+			slot->since = ktime_add_ms(ktime_get(),
+						   WOOKIE_ODP_FAILED_KEEP_MS);
+			wookie_qp_arm_timer(qp, slot->since);
+		}
 		slot->failed_seen = true;
 		return true;
 	default:
@@ -624,14 +677,24 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 	}
 }
 
-/* A failure its side was ready to see in this pass is not kept longer. */
+/*
+ * A failure its side was ready to see in this pass is not kept longer,
+ * but for a side let go: until its time is up (the QP's timer runs a
+ * pass then), as the slot holds the MR that dereg waits for.
+ */
 void wookie_odp_pass_end(struct wookie_qp *qp)
 {
+	struct wookie_odp_slot *slot;
 	int i;
 
-	for (i = 0; i < WOOKIE_ODP_SIDES; i++)
-		if (qp->odp.slot[i].failed_seen)
-			wookie_odp_forget(&qp->odp.slot[i]);
+	for (i = 0; i < WOOKIE_ODP_SIDES; i++) {
+		slot = &qp->odp.slot[i];
+		if (!slot->failed_seen)
+			continue;
+		if (slot->let_go && ktime_before(ktime_get(), slot->since))
+			continue;
+		wookie_odp_forget(slot);
+	}
 }
 
 /* The packet @side missed on, taken up again once the fault is done. */
@@ -682,6 +745,7 @@ void wookie_odp_qp_stop(struct wookie_qp *qp)
 		    slot->state == WOOKIE_ODP_FAILED)
 			wookie_mr_put(slot->miss.mr);
 		slot->failed_seen = false;
+		slot->let_go = false;
 		WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
 	}
 }

@@ -453,6 +453,13 @@ bool wookie_requester(struct wookie_qp *qp)
 			return true;
 		}
 		qp->req.rnr_wait = false;
+		/*
+		 * The peer answered: what goes again now gets a whole ACK
+		 * timeout.  Counted from the last ACK instead, an RNR wait
+		 * (or a series of them: a responder's long ODP fault) spent
+		 * the transport's retries.
+		 */
+		qp->comp.last_progress = ktime_get();
 	}
 
 	while (budget > 0) {

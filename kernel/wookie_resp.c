@@ -54,6 +54,17 @@ enum resp_res {
 #define RESP_GRH_LEN sizeof(union rdma_network_hdr)
 /* RoCEv2 ICRC, on the wire after the pad. */
 #define RESP_ICRC_LEN 4
+/*
+ * How long an RC request waits held for an ODP fault before it is RNR
+ * NAKed (wookie_resp_odp_wait()): well inside a requester's ACK timeout
+ * (67 ms at perftest's 14), long enough for most faults to end first.
+ */
+#define RESP_ODP_HOLD_USEC 4000
+/*
+ * A WRITE that misses faults in up to this much of what it has left: a
+ * work round trip per packet would be slow, a long fault an RNR NAK.
+ */
+#define RESP_ODP_AHEAD SZ_256K
 
 /*
  * Requests that may wait ahead of a gap for it to fill, and how many
@@ -327,8 +338,12 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 			if (err) {
 				/* Sent once the page is in: the work kicks. */
 				wookie_pkt_free(pkt);
-				if (!wookie_odp_stall(qp, WOOKIE_ODP_RESP,
-						      &miss))
+				err = wookie_odp_stall(qp, WOOKIE_ODP_RESP,
+						       &miss);
+				/* No NAK for responses: wait for the fault. */
+				if (err == WOOKIE_ODP_BUSY)
+					wookie_odp_rejoin(qp, WOOKIE_ODP_RESP);
+				if (!err || err == WOOKIE_ODP_BUSY)
 					return false;
 				resp->read_cur = NULL;
 				resp_nak(qp, WOOKIE_NAK_REMOTE_ACCESS_ERROR,
@@ -433,6 +448,23 @@ static struct ib_pd *resp_recv_pd(struct wookie_qp *qp)
 }
 
 /*
+ * The responder missed an ODP page of the request in hand, which it did
+ * nothing of: RESP_STALL to hold it while the fault runs, RESP_RNR to NAK
+ * it while an earlier request's fault still runs, or @fail when the fault
+ * of these pages failed.
+ */
+static enum resp_res resp_odp_miss(struct wookie_qp *qp,
+				   struct wookie_odp_miss *miss,
+				   enum resp_res fail)
+{
+	int err = wookie_odp_stall(qp, WOOKIE_ODP_RESP, miss);
+
+	if (!err)
+		return RESP_STALL;
+	return err == WOOKIE_ODP_BUSY ? RESP_RNR : fail;
+}
+
+/*
  * Write @len bytes at byte @offset of resp.rqe's buffers, each SGE's lkey
  * checked for the bytes it takes (none for no bytes): RESP_OK, RESP_STALL
  * (an ODP page being faulted in), or the receive WQE's failure.
@@ -442,6 +474,7 @@ static enum resp_res resp_place(struct wookie_qp *qp, u64 offset,
 {
 	const struct wookie_recv_wqe *rqe = &qp->resp.rqe;
 	struct wookie_odp_miss miss;
+	enum resp_res res;
 	int status;
 
 	status = wookie_sge_place(resp_wdev(qp), rqe->sge,
@@ -449,8 +482,9 @@ static enum resp_res resp_place(struct wookie_qp *qp, u64 offset,
 				  resp_recv_pd(qp), qp->ibqp.qp_num, offset, src,
 				  len, &miss);
 	if (status == WOOKIE_STATUS_ODP_MISS) {
-		if (!wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss))
-			return RESP_STALL;
+		res = resp_odp_miss(qp, &miss, RESP_OK);
+		if (res != RESP_OK)
+			return res;
 		status = IB_WC_LOC_PROT_ERR;
 	}
 	if (status != IB_WC_SUCCESS)
@@ -923,6 +957,16 @@ static enum resp_res resp_complete_write_imm(struct wookie_qp *qp,
 	return RESP_OK;
 }
 
+/* Fault in up to RESP_ODP_AHEAD from the miss on, before @end, in its MR. */
+static void resp_odp_ahead(struct wookie_odp_miss *miss, u64 end)
+{
+	const struct wookie_mr *mr = miss->mr;
+
+	end = min3(end, miss->va + RESP_ODP_AHEAD, mr->iova + mr->length);
+	if (end > miss->va + miss->len)
+		miss->len = end - miss->va;
+}
+
 static enum resp_res resp_execute_write(struct wookie_qp *qp,
 					struct wookie_pkt *pkt)
 {
@@ -962,9 +1006,11 @@ static enum resp_res resp_execute_write(struct wookie_qp *qp,
 		wookie_pkt_src(pkt, &src);
 		err = wookie_mr_place(mr, resp->write_va, &src, len, &miss);
 		wookie_mr_put(mr);
-		if (err)
-			return wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss) ?
-			       RESP_ERR_ACCESS : RESP_STALL;
+		if (err) {
+			resp_odp_ahead(&miss,
+				       resp->write_va + resp->write_left);
+			return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
+		}
 		resp->write_va += len;
 		resp->write_left -= len;
 	}
@@ -1032,8 +1078,7 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 				       0, &orig, &miss);
 	wookie_mr_put(mr);
 	if (err)
-		return wookie_odp_stall(qp, WOOKIE_ODP_RESP, &miss) ?
-		       RESP_ERR_ACCESS : RESP_STALL;
+		return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
 
 	res = resp_new_res(qp);
 	res->is_atomic = true;
@@ -1086,6 +1131,21 @@ static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 
 /* ---- Errors ---- */
 
+/* The request at @psn is not done: the requester sends it again later. */
+static void resp_rnr_nak(struct wookie_qp *qp, u32 psn)
+{
+	u8 timer = qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK;
+
+	/*
+	 * The rest of the burst is dropped silently until the retry of this
+	 * PSN: a sequence NAK would cut the RNR wait short.
+	 */
+	qp->resp.nak_sent = true;
+	wookie_qp_count(qp, WOOKIE_CNT_SND_RNR);
+	trace_wookie_rnr(&qp->ibqp, psn, true, timer);
+	wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK | timer, psn);
+}
+
 static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 			 enum resp_res res)
 {
@@ -1093,17 +1153,7 @@ static void resp_fail_rc(struct wookie_qp *qp, struct wookie_pkt *pkt,
 
 	switch (res) {
 	case RESP_RNR:
-		/*
-		 * The rest of the burst is dropped silently until the retry
-		 * of this PSN: a sequence NAK would cut the RNR wait short.
-		 */
-		qp->resp.nak_sent = true;
-		wookie_qp_count(qp, WOOKIE_CNT_SND_RNR);
-		trace_wookie_rnr(&qp->ibqp, psn, true,
-				 qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK);
-		wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK |
-				(qp->min_rnr_timer & WOOKIE_AETH_VALUE_MASK),
-				psn);
+		resp_rnr_nak(qp, psn);
 		return;
 	case RESP_ERR_INVALID:
 		resp_nak(qp, WOOKIE_NAK_INVALID_REQUEST, psn);
@@ -1399,6 +1449,37 @@ void wookie_resp_ooo_check(struct wookie_qp *qp)
 		wookie_qp_arm_timer(qp, deadline);
 	else
 		resp_seq_nak(qp);
+}
+
+/*
+ * The responder waits for an ODP fault.  An RC requester counts the
+ * silence as loss, and a fault can outlast its ACK timeouts times its
+ * retries (a loaded host, swap, a slow file).  So a request held
+ * RESP_ODP_HOLD_USEC is RNR NAKed and dropped, as a NIC does on a page
+ * fault; the fault goes on, and requests that miss before it ends are
+ * NAKed so too.  The requester's RNR retries (7: for ever) pace the
+ * wait.  UC and UD requesters wait for nothing: their requests stay
+ * held.  Returns true when it let the responder go.
+ */
+bool wookie_resp_odp_wait(struct wookie_qp *qp)
+{
+	struct wookie_pkt *pkt = qp->odp.slot[WOOKIE_ODP_RESP].pkt;
+	ktime_t deadline;
+
+	if (!pkt || !wookie_kind_reliable(qp->kind) ||
+	    !wookie_odp_pending(qp, WOOKIE_ODP_RESP))
+		return false;
+	deadline = ktime_add_us(wookie_odp_since(qp, WOOKIE_ODP_RESP),
+				RESP_ODP_HOLD_USEC);
+	if (ktime_before(ktime_get(), deadline)) {
+		wookie_qp_arm_timer(qp, deadline);
+		return false;
+	}
+	pkt = wookie_odp_let_go(qp, WOOKIE_ODP_RESP);
+	if (resp_state_ok(qp))
+		resp_rnr_nak(qp, pkt->hdrs.bth.psn);
+	wookie_pkt_free(pkt);
+	return true;
 }
 
 /* An RC READ request for PSNs already executed: a retry. */

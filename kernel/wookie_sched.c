@@ -199,6 +199,9 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 	/* After the requests that came: one may fill the gap they wait on. */
 	if (budget > 0 && !wookie_odp_waits(qp, WOOKIE_ODP_RESP))
 		wookie_resp_ooo_check(qp);
+	/* Held too long for a fault, a request is RNR NAKed: on to the next. */
+	if (wookie_resp_odp_wait(qp))
+		more = true;
 	wookie_resp_flush_ack(qp);
 	if (budget <= 0)
 		more = true;

@@ -18,6 +18,7 @@ not change while the parent's MR is written.
 import ctypes
 import errno
 import os
+import subprocess
 import threading
 import time
 import unittest
@@ -74,6 +75,53 @@ def counter(name):
             f'/hw_counters/{name}')
     with open(path) as f:
         return int(f.read())
+
+
+class SlowDisk:
+    """A device-mapper zero device whose pages, mapped shared, are read in
+    by I/O that `dmsetup suspend` holds back: a fault that lasts as long
+    as the test wants."""
+    NAME = 'wookie-odp-slow'
+    SECTORS = 32 * 2048
+
+    def __init__(self, test):
+        self.test = test
+        subprocess.run(['modprobe', 'dm_zero'], check=False)
+        subprocess.run(['dmsetup', 'remove', '--noudevsync', self.NAME],
+                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(['dmsetup', 'create', '--noudevsync', self.NAME,
+                        '--table', f'0 {self.SECTORS} zero'], check=True)
+        test.addCleanup(self.remove)
+        name = subprocess.run(['dmsetup', 'info', '-c', '--noheadings',
+                               '-o', 'blkdevname', self.NAME], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        self.fd = os.open(f'/dev/{name}', os.O_RDWR)
+        self.maps = []
+
+    def map(self, length, offset):
+        addr = mmap(length, flags=MAP_SHARED, fd=self.fd, offset=offset)
+        self.maps.append((addr, length))
+        return addr
+
+    def suspend(self, seconds, then_fail=False):
+        """Hold the device's I/O back for SECONDS (then fail it, with
+        THEN_FAIL); the process that resumes it is started now, as the
+        faults will hold this process's mmap lock until then."""
+        subprocess.run(['dmsetup', 'suspend', '--noudevsync', self.NAME],
+                       check=True)
+        load = (f'dmsetup load {self.NAME} --table "0 {self.SECTORS} error"'
+                ' && ' if then_fail else '')
+        return subprocess.Popen(['sh', '-c', f'sleep {seconds}; {load}exec '
+                                 f'dmsetup resume --noudevsync {self.NAME}'])
+
+    def remove(self):
+        subprocess.run(['dmsetup', 'resume', '--noudevsync', self.NAME],
+                       stderr=subprocess.DEVNULL, check=False)
+        for addr, length in self.maps:
+            munmap(addr, length)
+        os.close(self.fd)
+        subprocess.run(['dmsetup', 'remove', '--noudevsync', self.NAME],
+                       check=True)
 
 
 class OdpTest(VerbsTest):
@@ -328,6 +376,56 @@ class OdpTest(VerbsTest):
         self.assertErrno((errno.EOPNOTSUPP, errno.EINVAL), mr.rereg,
                          e.IBV_REREG_MR_CHANGE_ACCESS, None, 0, 0,
                          e.IBV_ACCESS_LOCAL_WRITE | ODP)
+
+    # --- a fault longer than the requester's ACK timeouts ---------------
+    def test_long_fault_rnr(self):
+        """A fault held up for 1.5 s (its page is read from a device-mapper
+        device that is suspended) must not exhaust a requester whose ACK
+        timeouts (67 ms, retry_cnt 1) last 200 ms: the responder RNR NAKs
+        the request it holds, and the requester's RNR retries wait.  A
+        WRITE into such memory, then a SEND into a receive buffer there;
+        then a WRITE whose fault fails after 1.5 s: a remote access error."""
+        size = 64 * 1024
+        disk = SlowDisk(self)
+        a, b = self.rc_pair(a_over=dict(timeout=14, retry_cnt=1,
+                                        rnr_retry=7),
+                            b_over=dict(min_rnr_timer=12))
+        src_mr = a.mr(size)
+        data = pattern(size, seed=6)
+        poke(src_mr.buf, data)
+        sent = counter('send_rnr_err')
+        for i, op in enumerate((e.IBV_WR_RDMA_WRITE, e.IBV_WR_SEND)):
+            with self.subTest(op=op):
+                # Pages not read yet: a fresh part of the device each time.
+                addr = disk.map(size, offset=(i + 1) * 4 * 1024 * 1024)
+                mr = self.odp_mr(b, addr, size)
+                if op == e.IBV_WR_SEND:
+                    self.recv(b.qp, mr)
+                resume = disk.suspend(1.5)
+                start = time.monotonic()
+                write = op == e.IBV_WR_RDMA_WRITE
+                self.send(a.qp, src_mr, size, op, wr_id=i,
+                          rkey=mr.rkey if write else None, raddr=mr.buf)
+                self.poll_ok(a.cq)
+                took = time.monotonic() - start
+                resume.wait()
+                self.assertEqual(resume.returncode, 0)
+                if op == e.IBV_WR_SEND:
+                    self.assertEqual(self.poll_ok(b.cq)[0].byte_len, size)
+                self.assertEqual(peek(addr, size), data)
+                # It did wait for the device, well past 2 ACK timeouts.
+                self.assertGreater(took, 1.0)
+        self.assertGreater(counter('send_rnr_err'), sent)
+        # A long fault that fails in the end fails the WRITE, as a bad
+        # key would, not the RNR retries (for ever, with 7).
+        addr = disk.map(size, offset=12 * 1024 * 1024)
+        mr = self.odp_mr(b, addr, size)
+        resume = disk.suspend(1.5, then_fail=True)
+        self.send(a.qp, src_mr, size, e.IBV_WR_RDMA_WRITE, wr_id=3,
+                  rkey=mr.rkey, raddr=mr.buf)
+        self.poll_status(a.cq, e.IBV_WC_REM_ACCESS_ERR)
+        resume.wait()
+        self.assertEqual(resume.returncode, 0)
 
     # --- no write through a stale page ----------------------------------
     def test_remap_under_traffic(self):
