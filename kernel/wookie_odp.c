@@ -642,8 +642,9 @@ bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side)
 
 /*
  * May @side run, at the start of its part of a pass?  Not while it waits
- * for a fault, unless it was let go; once the fault is done, the
- * completer counts its ACK timeout from now (it did not run meanwhile).
+ * for a fault, unless it was let go; once the requester's or completer's
+ * fault is done, the ACK timeout counts from now (no ACK timeout runs
+ * while either waits: wookie_qp_pass()).
  * A failed fault is kept for the side's miss of the same pages in this
  * pass, and forgotten at its end (wookie_odp_pass_end()).
  */
@@ -657,7 +658,7 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 		return slot->let_go;
 	case WOOKIE_ODP_DONE:
 		WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
-		if (side == WOOKIE_ODP_COMP)
+		if (side != WOOKIE_ODP_RESP)
 			qp->comp.last_progress = ktime_get();
 		return true;
 	case WOOKIE_ODP_FAILED:

@@ -175,8 +175,13 @@ static bool wookie_qp_pass(struct wookie_qp *qp)
 		}
 		if (budget <= 0)
 			more = true;
-		/* A response held for a fault is not a lost one. */
-		if (!wookie_odp_waits(qp, WOOKIE_ODP_COMP))
+		/*
+		 * A response held for a fault is not a lost one; nor is the
+		 * ACK of packets sent before the requester's own fault, which
+		 * came before it could ask for one (it asks every 16).
+		 */
+		if (!wookie_odp_waits(qp, WOOKIE_ODP_COMP) &&
+		    wookie_odp_ready(qp, WOOKIE_ODP_REQ))
 			wookie_comp_check_timeout(qp);
 	}
 	wookie_complete_done(qp);

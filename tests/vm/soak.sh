@@ -61,8 +61,8 @@ pair_state() {
 	} >>"$1.state" 2>&1
 }
 
-# pid_to FILE COMMAND...: COMMAND, its pid (that of the timeout around a
-# program) written to FILE first, for a kill to find the program.
+# pid_to FILE COMMAND...: COMMAND, its pid written to FILE first (inside
+# the timeout around the program), for a kill to find the program.
 pid_to=(bash -c 'echo $$ >"$1" && shift && exec "$@"' pid_to)
 
 # run_pair LOG SECONDS PORT SNS SDEV CNS CDEV SIP PROG [ARG...]: PROG as
@@ -78,7 +78,7 @@ run_pair() {
 	wpid=$!
 	read -ra sopts <<<"$(xpair_opts "$prog" "$sdev" 1)"
 	read -ra copts <<<"$(xpair_opts "$prog" "$cdev" 1)"
-	ns_run "$sns" "${pid_to[@]}" "$log.spid" timeout -k 5 "$lim" \
+	ns_run "$sns" timeout -k 5 "$lim" "${pid_to[@]}" "$log.spid" \
 		"$prog" "${sopts[@]}" "$@" -p "$port" >"$log.server" 2>&1 &
 	spid=$!
 	for _ in $(seq 100); do
@@ -87,7 +87,7 @@ run_pair() {
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
-	ns_run "$cns" "${pid_to[@]}" "$log.cpid" timeout -k 5 "$lim" \
+	ns_run "$cns" timeout -k 5 "$lim" "${pid_to[@]}" "$log.cpid" \
 		"$prog" "${copts[@]}" "$@" -p "$port" "$sip" >"$log.client" 2>&1 ||
 		crc=$?
 	if [ "$crc" -ne 0 ]; then
@@ -181,18 +181,18 @@ job_local() {
 	run_pair "$3" 120 "$2" "" zz0 "" zz0 127.0.0.1 "${words[@]}"
 }
 
-# victims PIDFILE: the perftest program that the timeout whose pid is in
-# PIDFILE runs (matching command lines with pgrep -f missed it in most
-# runs on the sanitizer kernel, for a reason not found).
+# victims PIDFILE: the perftest program whose pid is in PIDFILE, while it
+# runs.  Only its own /proc/PID/comm is read: pgrep reads every process's
+# command line, which waits for that process's mmap lock, and on the
+# sanitizer kernel (ODP MRs torn down, processes exiting) it waited until
+# the victim's 20 s were over.
 victims() {
-	local t p
+	local p
 
-	t=$(cat "$1" 2>/dev/null) || return 0
-	for p in $(pgrep -P "$t" || true); do
-		case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-		ib_*) echo "$p" ;;
-		esac
-	done
+	p=$(cat "$1" 2>/dev/null) || return 0
+	case "$(cat "/proc/$p/comm" 2>/dev/null)" in
+	ib_*) echo "$p" ;;
+	esac
 }
 has_victim() { [ -n "$(victims "$1")" ]; }
 

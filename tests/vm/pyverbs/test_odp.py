@@ -427,6 +427,45 @@ class OdpTest(VerbsTest):
         resume.wait()
         self.assertEqual(resume.returncode, 0)
 
+    def test_long_gather_fault(self):
+        """The requester's own fault held up 1.5 s in the middle of a
+        WRITE: what it sent before lacks the ACK request it would have sent
+        next, and its ACK timeouts (67 ms, retry_cnt 1) must not run out
+        meanwhile, even with the QP run again (a second WRITE posted).
+        The source: 200 KiB of memory, then 56 KiB of the suspended
+        device."""
+        size, head = 256 * 1024, 200 * 1024
+        disk = SlowDisk(self)
+        src = self.anon(size)
+        data = pattern(size, seed=8)
+        poke(src, data[:head])
+        mmap(size - head, flags=MAP_SHARED | MAP_FIXED, fd=disk.fd,
+             offset=16 * 1024 * 1024, addr=src + head)
+        # The device reads zeros.
+        data = data[:head] + bytes(size - head)
+        a, b = self.rc_pair(a_over=dict(timeout=14, retry_cnt=1))
+        src_mr = self.odp_mr(a, src, size)
+        small = a.mr(PAGE)
+        poke(small.buf, b'\x5a' * 64)
+        dst_mr = b.mr(size + PAGE)
+        retries = counter('completer_retry_err')
+        resume = disk.suspend(1.5)
+        start = time.monotonic()
+        self.send(a.qp, src_mr, size, e.IBV_WR_RDMA_WRITE, wr_id=1,
+                  rkey=dst_mr.rkey, raddr=dst_mr.buf)
+        time.sleep(0.3)
+        self.send(a.qp, small, 64, e.IBV_WR_RDMA_WRITE, wr_id=2,
+                  rkey=dst_mr.rkey, raddr=dst_mr.buf + size)
+        self.poll_ok(a.cq, 2)
+        took = time.monotonic() - start
+        resume.wait()
+        self.assertEqual(resume.returncode, 0)
+        self.assertEqual(dst_mr.read(size, 0), data)
+        self.assertEqual(dst_mr.read(64, size), b'\x5a' * 64)
+        self.assertGreater(took, 1.0)
+        # Nothing was lost: no ACK timeout either.
+        self.assertEqual(counter('completer_retry_err'), retries)
+
     # --- no write through a stale page ----------------------------------
     def test_remap_under_traffic(self):
         """A memfd's pages remapped (MAP_FIXED) one slot after the other
