@@ -230,9 +230,8 @@ job_kill() {
 		} >"$log.novictim" 2>&1
 	fi
 	wait "$pid" || rc=$?
-	# On the sanitizer kernel the victim was sometimes not found although
-	# both programs ran their 20 s (cause not found, in the harness: the
-	# pair passed): counted, not failed, if the pair passed.
+	# A pair that passed with nothing killed is counted, and fails the
+	# soak at the end (victims() used to miss them: see there).
 	if [ ! -s "$log.killed" ]; then
 		[ "$rc" -eq 0 ] && echo "$step" >>"$jobs_dir/unkilled"
 		return "$rc"
@@ -273,7 +272,7 @@ lines() {
 killed=$(lines "$jobs_dir/kills")
 unkilled=$(lines "$jobs_dir/unkilled")
 echo "     | $killed processes killed; $unkilled kill runs found no victim"
-ok "most kill runs killed their victim" test "$killed" -gt "$unkilled"
+ok "every kill run killed its victim" test "$killed" -gt 0 -a "$unkilled" -eq 0
 # Every counter that moved, for a failed run's reader.
 echo "     | zz0: $(rdma statistic show link zz0/1 | tr -s ' ' '\n' |
 	paste - - | awk '$2 != 0 && $2 ~ /^[0-9]+$/' | tr '\t\n' '= ')"
