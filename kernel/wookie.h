@@ -827,7 +827,10 @@ struct wookie_odp_slot {
 	 * request it held (wookie_resp_odp_wait()).  Engine only.
 	 */
 	bool let_go;
-	/* When the side missed: PENDING since. */
+	/*
+	 * When the state began: the miss (PENDING), or the failure first
+	 * seen by a side let go (FAILED, kept WOOKIE_ODP_FAILED_KEEP_MS).
+	 */
 	ktime_t since;
 	struct wookie_odp_miss miss;
 	/* Responder, completer: the packet to take up again first. */
@@ -1156,7 +1159,6 @@ int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
 struct wookie_pkt *wookie_odp_let_go(struct wookie_qp *qp,
 				     enum wookie_odp_side side);
 void wookie_odp_rejoin(struct wookie_qp *qp, enum wookie_odp_side side);
-ktime_t wookie_odp_since(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side);
 bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side);

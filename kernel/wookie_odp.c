@@ -606,12 +606,6 @@ bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side)
 	       !slot->let_go;
 }
 
-/* When @side's fault started (it is PENDING). */
-ktime_t wookie_odp_since(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	return qp->odp.slot[side].since;
-}
-
 /*
  * @side stops waiting for its fault, which goes on (to be used by a
  * retry): it runs on, and misses meanwhile get WOOKIE_ODP_BUSY.  Returns
@@ -667,9 +661,10 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 		 * wait: the failure is kept for it that long.
 		 */
 		if (slot->let_go && !slot->failed_seen) {
-			slot->since = ktime_add_ms(ktime_get(),
-						   WOOKIE_ODP_FAILED_KEEP_MS);
-			wookie_qp_arm_timer(qp, slot->since);
+			slot->since = ktime_get();
+			wookie_qp_arm_timer(qp,
+					    ktime_add_ms(slot->since,
+							 WOOKIE_ODP_FAILED_KEEP_MS));
 		}
 		slot->failed_seen = true;
 		return true;
@@ -692,7 +687,10 @@ void wookie_odp_pass_end(struct wookie_qp *qp)
 		slot = &qp->odp.slot[i];
 		if (!slot->failed_seen)
 			continue;
-		if (slot->let_go && ktime_before(ktime_get(), slot->since))
+		if (slot->let_go &&
+		    ktime_before(ktime_get(),
+				 ktime_add_ms(slot->since,
+					      WOOKIE_ODP_FAILED_KEEP_MS)))
 			continue;
 		wookie_odp_forget(slot);
 	}

@@ -1463,14 +1463,15 @@ void wookie_resp_ooo_check(struct wookie_qp *qp)
  */
 bool wookie_resp_odp_wait(struct wookie_qp *qp)
 {
-	struct wookie_pkt *pkt = qp->odp.slot[WOOKIE_ODP_RESP].pkt;
+	struct wookie_odp_slot *slot = &qp->odp.slot[WOOKIE_ODP_RESP];
+	struct wookie_pkt *pkt = slot->pkt;
 	ktime_t deadline;
 
 	if (!pkt || !wookie_kind_reliable(qp->kind) ||
 	    !wookie_odp_pending(qp, WOOKIE_ODP_RESP))
 		return false;
-	deadline = ktime_add_us(wookie_odp_since(qp, WOOKIE_ODP_RESP),
-				RESP_ODP_HOLD_USEC);
+	/* PENDING: since the miss. */
+	deadline = ktime_add_us(slot->since, RESP_ODP_HOLD_USEC);
 	if (ktime_before(ktime_get(), deadline)) {
 		wookie_qp_arm_timer(qp, deadline);
 		return false;
