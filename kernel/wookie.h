@@ -142,6 +142,7 @@ enum wookie_counter {
 	WOOKIE_CNT_ODP_FAULTS,
 	WOOKIE_CNT_ODP_INVALIDATIONS,
 	WOOKIE_CNT_ODP_PREFETCHES,
+	WOOKIE_CNT_ODP_CHILDREN,
 	WOOKIE_NUM_COUNTERS
 };
 
@@ -966,7 +967,7 @@ struct wookie_qp {
 	struct wookie_req req;
 	struct wookie_comp comp;
 	struct wookie_resp resp;
-	/* ODP faults the engine waits for (wookie_odp.c). */
+	/* ODP faults the engine waits for (wookie_odp_wait.c). */
 	struct wookie_qp_odp odp;
 };
 
@@ -1100,10 +1101,12 @@ void wookie_word_update(u32 *word, u32 set, u32 clear);
 /* wookie_word_update() on the ring's flags; nothing for no ring. */
 void wookie_ring_set_flags(struct wookie_ring *ring, u32 set, u32 clear);
 
-/* wookie_odp.c: on-demand paging MRs, and the engine's waits for faults */
+/* wookie_odp.c: on-demand paging MRs */
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 int wookie_odp_reg(struct wookie_dev *wdev, struct wookie_mr *mr, u64 start,
 		   u64 length, int access);
+int wookie_odp_reg_implicit(struct wookie_dev *wdev, struct wookie_mr *mr,
+			    int access, u64 *limit);
 void wookie_odp_release(struct wookie_dev *wdev, struct wookie_mr *mr);
 /*
  * Under the returned lock: the kernel address of the byte at @va of an
@@ -1129,6 +1132,13 @@ static inline int wookie_odp_reg(struct wookie_dev *wdev,
 	return -EOPNOTSUPP;
 }
 
+static inline int wookie_odp_reg_implicit(struct wookie_dev *wdev,
+					  struct wookie_mr *mr, int access,
+					  u64 *limit)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline void wookie_odp_release(struct wookie_dev *wdev,
 				      struct wookie_mr *mr)
 {
@@ -1150,6 +1160,8 @@ static inline void *wookie_odp_addr(struct wookie_mr *mr, u64 va, u64 len,
 	return NULL;
 }
 #endif
+
+/* wookie_odp_wait.c: the engine's waits for ODP faults */
 void wookie_odp_miss_set(struct wookie_odp_miss *miss, struct wookie_mr *mr,
 			 u64 va, u64 len, bool write);
 /* wookie_odp_stall(): the side was let go, and the fault goes on. */

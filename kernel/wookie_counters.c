@@ -44,6 +44,7 @@ static const struct rdma_stat_desc wookie_counter_descs[] = {
 	[WOOKIE_CNT_ODP_FAULTS].name = "odp_faults",
 	[WOOKIE_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
 	[WOOKIE_CNT_ODP_PREFETCHES].name = "odp_prefetches",
+	[WOOKIE_CNT_ODP_CHILDREN].name = "odp_implicit_children",
 };
 
 static_assert(ARRAY_SIZE(wookie_counter_descs) == WOOKIE_NUM_COUNTERS);

@@ -12,8 +12,8 @@
 
 /*
  * On-demand paging, as the engine does it: every access to an MR goes
- * through the same copies (wookie_mr.c), whatever the transport; no
- * implicit ODP (a whole address space as one MR).
+ * through the same copies (wookie_mr.c), whatever the transport, and an
+ * implicit MR (the whole address space) is faulted in as any other.
  */
 static void wookie_odp_caps(struct ib_device_attr *attr)
 {
@@ -24,7 +24,8 @@ static void wookie_odp_caps(struct ib_device_attr *attr)
 	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return;
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT |
+				      IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.uc_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |

@@ -335,22 +335,34 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
 	struct wookie_mr_priv *priv;
 	struct wookie_mr *mr;
+	bool implicit;
+	u64 limit;
 	int err;
 
 	err = wookie_mr_access(access);
 	if (err < 0)
 		return ERR_PTR(err);
 	access = err;
-	err = wookie_check_user_range(start, length, iova);
-	if (err)
-		return ERR_PTR(err);
+	/* Implicit ODP: the whole address space, addressed as it is. */
+	implicit = (access & IB_ACCESS_ON_DEMAND) && !start &&
+		   length == U64_MAX;
+	if (implicit && iova)
+		return ERR_PTR(-EINVAL);
+	if (!implicit) {
+		err = wookie_check_user_range(start, length, iova);
+		if (err)
+			return ERR_PTR(err);
+	}
 
 	priv = wookie_mr_alloc(wdev, ibpd, (access & IB_ACCESS_ON_DEMAND) ?
 			       WOOKIE_MR_ODP : WOOKIE_MR_USER, WOOKIE_GFP_UOBJ);
 	if (IS_ERR(priv))
 		return ERR_CAST(priv);
 	mr = &priv->mr;
-	if (mr->kind == WOOKIE_MR_ODP)
+	limit = length;
+	if (implicit)
+		err = wookie_odp_reg_implicit(wdev, mr, access, &limit);
+	else if (mr->kind == WOOKIE_MR_ODP)
 		err = wookie_odp_reg(wdev, mr, start, length, access);
 	else
 		err = wookie_pin(wdev, start, length, access, &mr->umem,
@@ -359,7 +371,11 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free;
 	mr->access = access;
 	mr->iova = iova;
-	mr->length = length;
+	/*
+	 * An implicit MR ends where user space does: no address past it is
+	 * the process's, and no end computed from the MR overflows.
+	 */
+	mr->length = limit;
 	mr->max_pages = mr->num_pages;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	mr->ibmr.iova = iova;
@@ -481,8 +497,11 @@ struct ib_mr *wookie_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
+	/* Else as they were: an implicit MR's length is not mr->length. */
+	if (flags & IB_MR_REREG_TRANS) {
+		mr->ibmr.iova = iova;
+		mr->ibmr.length = length;
+	}
 	WRITE_ONCE(mr->ibmr.pd, ibpd);
 	refcount_set(&mr->refcount, 1);
 	reinit_completion(&mr->released);

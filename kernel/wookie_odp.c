@@ -1,34 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * On-demand paging: MRs whose pages are faulted in when the engine needs
- * them and dropped when the process's mapping changes, and the engine's
- * waits for those faults.
+ * them and dropped when the process's mapping changes (the engine's waits
+ * for those faults are in wookie_odp_wait.c).
  *
  * ib_core's ib_umem_odp does the faulting (hmm_range_fault) and gets the
  * MMU interval notifier's invalidations; its lists are guarded by a mutex
- * the engine cannot take (it runs in softirq too).  So an ODP MR has a
- * table of its own, map[]: per page the kernel address of the page the
- * process maps there, with a read and a write bit, or 0.  The engine reads
- * it under odp->lock, a spinlock, and keeps no address past the unlock.
- * Entries are set by a fault, inside the umem_mutex section that follows
- * a successful hmm_range_fault() (so after mmu_interval_read_retry()
- * passed), and cleared by an invalidation before it returns, that is
- * before the mm changes the PTE, frees or migrates the page: no write
- * reaches a page the process no longer maps there.  Faults are taken for
- * write only by accesses that write: a page read through the zero page or
- * a COW page stays read-only here until a write faults it in for write.
+ * the engine cannot take (it runs in softirq too).  So each umem of an
+ * ODP MR has a table of its own, map[]: per page the kernel address of
+ * the page the process maps there, with a read and a write bit, or 0.
+ * The engine reads it under odp->lock, a spinlock, and keeps no address
+ * past the unlock.  Entries are set by a fault, inside the umem_mutex
+ * section that follows a successful hmm_range_fault() (so after
+ * mmu_interval_read_retry() passed), and cleared by an invalidation
+ * before it returns, that is before the mm changes the PTE, frees or
+ * migrates the page: no write reaches a page the process no longer maps
+ * there.  Faults are taken for write only by accesses that write: a page
+ * read through the zero page or a COW page stays read-only here until a
+ * write faults it in for write.
  *
- * The engine never faults (it may run in softirq, and its work queue is
- * one reclaim may wait for).  A side of a QP's engine (requester,
- * responder, completer) that finds a page missing does nothing of the
- * operation, hands the range to the QP's fault work on wdev->odp_wq, and
- * waits: its packets stay queued, the one in hand is held.  The work
- * faults the range in and kicks the QP; the side does the same again.  A
- * fault that fails makes that side's next miss of the range fail the
- * operation (wookie_odp_stall()).  An RC responder does not wait long: a
- * requester would count the silence as lost packets and run out of
- * retries.  It RNR NAKs the request it held and is let go, the fault
- * going on for the request's retry (wookie_resp_odp_wait()).
+ * An explicit MR has one umem.  An implicit one (ibv_reg_mr(pd, NULL,
+ * SIZE_MAX, ...): the process's whole address space) has a root umem
+ * that maps nothing and a child umem per 2 MiB of address space, made by
+ * the first fault there that maps something and kept until dereg; a page
+ * whose child does not exist yet is a miss like any other.  One odp->lock
+ * covers all of an MR's tables, so an access across two children is
+ * checked and done as one against invalidations of both.
  *
  * Lock order: mmap_lock, umem_mutex, odp->lock, wdev->atomic_lock.
  * Nothing allocates or sleeps under odp->lock, and nothing faults with
@@ -44,16 +41,6 @@
 
 #include "wookie.h"
 
-void wookie_odp_miss_set(struct wookie_odp_miss *miss, struct wookie_mr *mr,
-			 u64 va, u64 len, bool write)
-{
-	refcount_inc(&mr->refcount);
-	miss->mr = mr;
-	miss->va = va;
-	miss->len = len;
-	miss->write = write;
-}
-
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 
 #define WOOKIE_ODP_R 1UL
@@ -63,18 +50,45 @@ void wookie_odp_miss_set(struct wookie_odp_miss *miss, struct wookie_mr *mr,
 /* A fault that failed for a reason that may pass: tries, and the wait. */
 #define WOOKIE_ODP_FAULT_TRIES 3
 #define WOOKIE_ODP_FAULT_WAIT_MS 10
-/* Faulted in pieces of this many bytes, mmap_lock dropped between. */
-#define WOOKIE_ODP_FAULT_CHUNK SZ_2M
+/*
+ * An implicit MR's child umems: one per this much of the address space.
+ * Each costs about 12 KiB (ib_core's two lists and map[]), so a few
+ * touched pages far apart cost little.
+ */
+#define WOOKIE_ODP_CHILD_SHIFT 21
+#define WOOKIE_ODP_CHILD_SIZE BIT_ULL(WOOKIE_ODP_CHILD_SHIFT)
+#define WOOKIE_ODP_CHILD_PAGES (WOOKIE_ODP_CHILD_SIZE >> PAGE_SHIFT)
+/*
+ * Faulted in pieces of this many bytes, mmap_lock dropped between; aligned
+ * so that a piece of an implicit MR stays inside one child.
+ */
+#define WOOKIE_ODP_FAULT_CHUNK WOOKIE_ODP_CHILD_SIZE
 /* Asynchronous prefetches in flight per device; more run synchronously. */
 #define WOOKIE_ODP_MAX_PREFETCHES 256
 
-struct wookie_odp {
-	/* map[] against the engine's reads; taken with interrupts off. */
-	spinlock_t lock;
+/* One umem's pages, as the engine reads them. */
+struct wookie_odp_table {
 	struct ib_umem_odp *umem;
+	struct wookie_odp *odp;
 	/* Per page of the umem: kernel address | WOOKIE_ODP_R | _W, or 0. */
 	unsigned long *map;
-	unsigned long num_pages;
+};
+
+struct wookie_odp {
+	/* Every map[] of the MR against the engine's reads; irqs off. */
+	spinlock_t lock;
+	/* An explicit MR's umem and table; an implicit MR's root (no map). */
+	struct wookie_odp_table one;
+	bool implicit;
+	/*
+	 * Implicit: the children's tables by address >> CHILD_SHIFT, kept
+	 * until dereg (the engine looks them up with no lock but odp->lock).
+	 */
+	struct xarray children;
+	/* Implicit: the root umem keeps the mm without a reference. */
+	struct mm_struct *mm;
+	/* Implicit: children are charged to it, whoever faults them in. */
+	struct mem_cgroup *memcg;
 };
 
 /* Pages of ODP MRs one device may register: ib_core's lists are not charged. */
@@ -83,15 +97,30 @@ static unsigned long wookie_odp_budget(void)
 	return totalram_pages();
 }
 
-/* [va, va + len) of @mr as page indexes of its umem. */
-static void wookie_odp_span(struct wookie_mr *mr, u64 va, u64 len,
-			    unsigned long *first, unsigned long *end)
+static struct wookie_dev *wookie_odp_dev(struct wookie_odp *odp)
 {
-	struct ib_umem_odp *umem = mr->odp->umem;
-	u64 uva = va - mr->iova + umem->umem.address;
+	return to_wookie_dev(odp->one.umem->umem.ibdev);
+}
 
-	*first = (uva - ib_umem_start(umem)) >> PAGE_SHIFT;
-	*end = (PAGE_ALIGN(uva + len) - ib_umem_start(umem)) >> PAGE_SHIFT;
+/* The process address of @va of @mr. */
+static u64 wookie_odp_uva(struct wookie_mr *mr, u64 va)
+{
+	return va - mr->iova + mr->odp->one.umem->umem.address;
+}
+
+/* The table that maps @uva, if it exists; a child's may not yet. */
+static struct wookie_odp_table *wookie_odp_table(struct wookie_odp *odp,
+						 u64 uva)
+{
+	if (!odp->implicit)
+		return &odp->one;
+	return xa_load(&odp->children, uva >> WOOKIE_ODP_CHILD_SHIFT);
+}
+
+/* Index of @uva's page in @t's umem. */
+static unsigned long wookie_odp_index(struct wookie_odp_table *t, u64 uva)
+{
+	return (uva - ib_umem_start(t->umem)) >> PAGE_SHIFT;
 }
 
 unsigned long wookie_odp_lock(struct wookie_mr *mr)
@@ -113,18 +142,27 @@ void *wookie_odp_addr(struct wookie_mr *mr, u64 va, u64 len, bool write)
 {
 	struct wookie_odp *odp = mr->odp;
 	unsigned long need = WOOKIE_ODP_R | (write ? WOOKIE_ODP_W : 0);
-	unsigned long first, end, i, e;
-	u64 uva = va - mr->iova + odp->umem->umem.address;
+	u64 uva = wookie_odp_uva(mr, va);
+	u64 end = PAGE_ALIGN(uva + (len ? len : 1));
+	struct wookie_odp_table *t = NULL;
+	unsigned long e, first = 0;
+	u64 p;
 
 	lockdep_assert_held(&odp->lock);
-	wookie_odp_span(mr, va, len ? len : 1, &first, &end);
-	for (i = first; i < end; i++) {
-		e = READ_ONCE(odp->map[i]);
+	for (p = uva & PAGE_MASK; p < end; p += PAGE_SIZE) {
+		/* A new child's table at its first page, or the first page. */
+		if (!t || !(p & (WOOKIE_ODP_CHILD_SIZE - 1))) {
+			t = wookie_odp_table(odp, p);
+			if (!t)
+				return NULL;
+		}
+		e = READ_ONCE(t->map[wookie_odp_index(t, p)]);
 		if ((e & need) != need)
 			return NULL;
+		if (p == (uva & PAGE_MASK))
+			first = e;
 	}
-	e = READ_ONCE(odp->map[first]);
-	return (void *)((e & PAGE_MASK) + offset_in_page(uva));
+	return (void *)((first & PAGE_MASK) + offset_in_page(uva));
 }
 
 static bool wookie_odp_invalidate(struct mmu_interval_notifier *mni,
@@ -133,7 +171,7 @@ static bool wookie_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp,
 						notifier);
-	struct wookie_odp *odp;
+	struct wookie_odp_table *t;
 	unsigned long flags, i, end, stop;
 	u64 start, last;
 
@@ -142,23 +180,23 @@ static bool wookie_odp_invalidate(struct mmu_interval_notifier *mni,
 		return false;
 	mutex_lock(&umem->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
-	odp = umem->private;
-	/* Nothing mapped (the MR may not even be set up yet). */
-	if (!umem->npages || !odp)
+	t = umem->private;
+	/* Nothing mapped (the MR or the child may not even be set up yet). */
+	if (!umem->npages || !t)
 		goto out;
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	last = min_t(u64, ib_umem_end(umem), range->end);
 	if (start >= last)
 		goto out;
-	i = (start - ib_umem_start(umem)) >> PAGE_SHIFT;
-	end = (PAGE_ALIGN(last) - ib_umem_start(umem)) >> PAGE_SHIFT;
+	i = wookie_odp_index(t, start);
+	end = wookie_odp_index(t, PAGE_ALIGN(last));
 	/* In batches: readers hold the lock with interrupts off. */
 	while (i < end) {
 		stop = min(end, i + WOOKIE_ODP_CLEAR_BATCH);
-		spin_lock_irqsave(&odp->lock, flags);
+		spin_lock_irqsave(&t->odp->lock, flags);
 		for (; i < stop; i++)
-			WRITE_ONCE(odp->map[i], 0);
-		spin_unlock_irqrestore(&odp->lock, flags);
+			WRITE_ONCE(t->map[i], 0);
+		spin_unlock_irqrestore(&t->odp->lock, flags);
 	}
 	/* It may dirty pages, which takes locks odp->lock must not nest. */
 	ib_umem_odp_unmap_dma_pages(umem, start, last);
@@ -172,6 +210,27 @@ out:
 static const struct mmu_interval_notifier_ops wookie_odp_mn_ops = {
 	.invalidate = wookie_odp_invalidate,
 };
+
+static struct wookie_odp *wookie_odp_alloc(void)
+{
+	struct wookie_odp *odp;
+
+	odp = kzalloc(sizeof(*odp), WOOKIE_GFP_UOBJ);
+	if (!odp)
+		return NULL;
+	spin_lock_init(&odp->lock);
+	odp->one.odp = odp;
+	xa_init(&odp->children);
+	return odp;
+}
+
+/* Nothing is mapped before the first fault, which needs the table. */
+static void wookie_odp_publish(struct wookie_odp_table *t)
+{
+	mutex_lock(&t->umem->umem_mutex);
+	t->umem->private = t;
+	mutex_unlock(&t->umem->umem_mutex);
+}
 
 int wookie_odp_reg(struct wookie_dev *wdev, struct wookie_mr *mr, u64 start,
 		   u64 length, int access)
@@ -190,12 +249,11 @@ int wookie_odp_reg(struct wookie_dev *wdev, struct wookie_mr *mr, u64 start,
 		err = -ENOMEM;
 		goto err_budget;
 	}
-	odp = kzalloc(sizeof(*odp), WOOKIE_GFP_UOBJ);
+	odp = wookie_odp_alloc();
 	if (!odp) {
 		err = -ENOMEM;
 		goto err_budget;
 	}
-	spin_lock_init(&odp->lock);
 	/* Pages of PAGE_SIZE whatever backs them: no HUGETLB page shift. */
 	umem = ib_umem_odp_get(&wdev->ibdev, start, length,
 			       access & ~IB_ACCESS_HUGETLB, &wookie_odp_mn_ops);
@@ -203,18 +261,14 @@ int wookie_odp_reg(struct wookie_dev *wdev, struct wookie_mr *mr, u64 start,
 		err = PTR_ERR(umem);
 		goto err_free;
 	}
-	odp->umem = umem;
-	odp->num_pages = ib_umem_odp_num_pages(umem);
-	odp->map = wookie_kvzalloc_uobj(array_size(odp->num_pages,
-						   sizeof(*odp->map)));
-	if (!odp->map) {
+	odp->one.umem = umem;
+	odp->one.map = wookie_kvzalloc_uobj(array_size(ib_umem_odp_num_pages(umem),
+						       sizeof(*odp->one.map)));
+	if (!odp->one.map) {
 		err = -ENOMEM;
 		goto err_release;
 	}
-	/* Nothing is mapped before the first fault, which needs the MR. */
-	mutex_lock(&umem->umem_mutex);
-	umem->private = odp;
-	mutex_unlock(&umem->umem_mutex);
+	wookie_odp_publish(&odp->one);
 	mr->odp = odp;
 	mr->umem = &umem->umem;
 	return 0;
@@ -228,23 +282,119 @@ err_budget:
 	return err;
 }
 
+/*
+ * An implicit MR: the root umem only, nothing charged yet (each child is).
+ * Returns the end of the process's address space, the MR's length inside
+ * the device.
+ */
+int wookie_odp_reg_implicit(struct wookie_dev *wdev, struct wookie_mr *mr,
+			    int access, u64 *limit)
+{
+	struct ib_umem_odp *root;
+	struct wookie_odp *odp;
+
+	if (!current->mm)
+		return -EINVAL;
+	odp = wookie_odp_alloc();
+	if (!odp)
+		return -ENOMEM;
+	root = ib_umem_odp_alloc_implicit(&wdev->ibdev,
+					  access & ~IB_ACCESS_HUGETLB);
+	if (IS_ERR(root)) {
+		kfree(odp);
+		return PTR_ERR(root);
+	}
+	odp->implicit = true;
+	odp->one.umem = root;
+	/* Children are made with it, perhaps after the process exited. */
+	mmgrab(current->mm);
+	odp->mm = current->mm;
+	odp->memcg = get_mem_cgroup_from_mm(current->mm);
+	*limit = current->mm->task_size;
+	mr->odp = odp;
+	mr->umem = &root->umem;
+	return 0;
+}
+
+static void wookie_odp_child_free(struct wookie_dev *wdev,
+				  struct wookie_odp_table *t)
+{
+	/* Removes the notifier, waiting for an invalidation that runs. */
+	ib_umem_odp_release(t->umem);
+	kvfree(t->map);
+	kfree(t);
+	atomic_long_sub(WOOKIE_ODP_CHILD_PAGES, &wdev->odp_pages);
+}
+
+/* A new child of an implicit MR for the 2 MiB at @idx, not published. */
+static struct wookie_odp_table *wookie_odp_child_new(struct wookie_odp *odp,
+						     unsigned long idx)
+{
+	struct wookie_dev *wdev = wookie_odp_dev(odp);
+	struct ib_umem_odp *umem;
+	struct wookie_odp_table *t;
+	int err;
+
+	/* Not tried again: it lasts until an MR is deregistered. */
+	if (atomic_long_add_return(WOOKIE_ODP_CHILD_PAGES, &wdev->odp_pages) >
+	    wookie_odp_budget()) {
+		err = -ENOSPC;
+		goto err_budget;
+	}
+	err = -ENOMEM;
+	t = kzalloc(sizeof(*t), WOOKIE_GFP_UOBJ);
+	if (!t)
+		goto err_budget;
+	t->odp = odp;
+	t->map = wookie_kvzalloc_uobj(WOOKIE_ODP_CHILD_PAGES * sizeof(*t->map));
+	if (!t->map)
+		goto err_table;
+	umem = ib_umem_odp_alloc_child(odp->one.umem,
+				       idx << WOOKIE_ODP_CHILD_SHIFT,
+				       WOOKIE_ODP_CHILD_SIZE, &wookie_odp_mn_ops);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_map;
+	}
+	t->umem = umem;
+	wookie_odp_publish(t);
+	return t;
+
+err_map:
+	kvfree(t->map);
+err_table:
+	kfree(t);
+err_budget:
+	atomic_long_sub(WOOKIE_ODP_CHILD_PAGES, &wdev->odp_pages);
+	return ERR_PTR(err);
+}
+
 /* With no engine reference left on @mr (dereg quiesced it). */
 void wookie_odp_release(struct wookie_dev *wdev, struct wookie_mr *mr)
 {
 	struct wookie_odp *odp = mr->odp;
-	struct ib_umem_odp *umem = odp->umem;
-	unsigned long start = umem->umem.address;
-	unsigned long num;
+	struct ib_umem_odp *umem = odp->one.umem;
+	struct wookie_odp_table *t;
+	unsigned long start, num, idx;
 
-	num = (PAGE_ALIGN(start + umem->umem.length) - (start & PAGE_MASK)) >>
-	      PAGE_SHIFT;
-	/* Removes the notifier, waiting for an invalidation that runs. */
-	ib_umem_odp_release(umem);
-	kvfree(odp->map);
+	if (odp->implicit) {
+		xa_for_each(&odp->children, idx, t)
+			wookie_odp_child_free(wdev, t);
+		xa_destroy(&odp->children);
+		ib_umem_odp_release(umem);
+		mem_cgroup_put(odp->memcg);
+		mmdrop(odp->mm);
+	} else {
+		start = umem->umem.address;
+		num = (PAGE_ALIGN(start + umem->umem.length) -
+		       (start & PAGE_MASK)) >> PAGE_SHIFT;
+		ib_umem_odp_release(umem);
+		kvfree(odp->one.map);
+		atomic_long_sub(num, &wdev->odp_pages);
+	}
 	kfree(odp);
 	mr->odp = NULL;
 	mr->umem = NULL;
-	atomic_long_sub(num, &wdev->odp_pages);
 }
 
 /*
@@ -259,16 +409,15 @@ static bool wookie_odp_page_hidden(struct page *page)
 	       mapping->host->i_sb->s_magic == SECRETMEM_MAGIC;
 }
 
-/* One try of wookie_odp_fault(). */
-static int wookie_odp_map(struct wookie_mr *mr, u64 va, u64 len, bool write,
-			  bool fault)
+/* Fault [uva, uva + len) of @t's umem in, and set its entries. */
+static int wookie_odp_map_table(struct wookie_odp *odp,
+				struct wookie_odp_table *t, u64 uva, u64 len,
+				bool write, bool fault)
 {
-	struct wookie_odp *odp = mr->odp;
-	struct ib_umem_odp *umem = odp->umem;
-	u64 uva = va - mr->iova + umem->umem.address;
 	u64 access = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
-	unsigned long first, end, i, flags;
+	struct ib_umem_odp *umem = t->umem;
 	u64 start = uva & PAGE_MASK;
+	unsigned long first, end, i, flags;
 	dma_addr_t dma;
 	int ret;
 
@@ -278,7 +427,8 @@ static int wookie_odp_map(struct wookie_mr *mr, u64 va, u64 len, bool write,
 	if (ret < 0)
 		return ret;
 	/* umem_mutex held: no invalidation of these pages meanwhile. */
-	wookie_odp_span(mr, va, len, &first, &end);
+	first = wookie_odp_index(t, start);
+	end = wookie_odp_index(t, PAGE_ALIGN(uva + len));
 	for (i = first; i < end; i++) {
 		/*
 		 * ib_core set a mapped page's bits to what this fault asked
@@ -286,7 +436,7 @@ static int wookie_odp_map(struct wookie_mr *mr, u64 va, u64 len, bool write,
 		 * through map[] (still the same page: an invalidation clears
 		 * both), and unmapping it would then not dirty it.
 		 */
-		if (READ_ONCE(odp->map[i]) & WOOKIE_ODP_W)
+		if (READ_ONCE(t->map[i]) & WOOKIE_ODP_W)
 			umem->dma_list[i] |= ODP_WRITE_ALLOWED_BIT;
 		if ((umem->dma_list[i] & ODP_READ_ALLOWED_BIT) &&
 		    wookie_odp_page_hidden(hmm_pfn_to_page(umem->pfn_list[i]))) {
@@ -301,13 +451,65 @@ static int wookie_odp_map(struct wookie_mr *mr, u64 va, u64 len, bool write,
 		if (!(dma & ODP_READ_ALLOWED_BIT))
 			continue;
 		/* Virtual DMA: the address is the page's kernel address. */
-		WRITE_ONCE(odp->map[i], (unsigned long)(dma & PAGE_MASK) |
+		WRITE_ONCE(t->map[i], (unsigned long)(dma & PAGE_MASK) |
 			   WOOKIE_ODP_R |
 			   ((dma & ODP_WRITE_ALLOWED_BIT) ? WOOKIE_ODP_W : 0));
 	}
 	spin_unlock_irqrestore(&odp->lock, flags);
 	mutex_unlock(&umem->umem_mutex);
 	return 0;
+}
+
+/*
+ * A range of an implicit MR that no child maps yet: a new child, faulted
+ * in before anyone else sees it and kept only if that mapped something,
+ * so that faults of unmapped addresses (a peer's, a NO_FAULT prefetch's)
+ * leave no child behind.  Two faults that race each make one; the first
+ * published is kept, and the other's miss finds it.
+ */
+static int wookie_odp_map_child(struct wookie_odp *odp, u64 uva, u64 len,
+				bool write, bool fault)
+{
+	struct wookie_dev *wdev = wookie_odp_dev(odp);
+	unsigned long idx = uva >> WOOKIE_ODP_CHILD_SHIFT;
+	struct wookie_odp_table *t;
+	struct mem_cgroup *old;
+	int ret;
+
+	old = set_active_memcg(odp->memcg);
+	t = wookie_odp_child_new(odp, idx);
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto out;
+	}
+	ret = wookie_odp_map_table(odp, t, uva, len, write, fault);
+	/* The store publishes a whole table, its entries set. */
+	if (!ret && READ_ONCE(t->umem->npages)) {
+		ret = xa_insert(&odp->children, idx, t, GFP_KERNEL_ACCOUNT);
+		if (!ret) {
+			wookie_count(wdev, WOOKIE_CNT_ODP_CHILDREN);
+			goto out;
+		}
+		if (ret == -EBUSY)
+			ret = 0;
+	}
+	wookie_odp_child_free(wdev, t);
+out:
+	set_active_memcg(old);
+	return ret;
+}
+
+/* One try of wookie_odp_fault(), inside one table. */
+static int wookie_odp_map(struct wookie_mr *mr, u64 va, u64 len, bool write,
+			  bool fault)
+{
+	struct wookie_odp *odp = mr->odp;
+	u64 uva = wookie_odp_uva(mr, va);
+	struct wookie_odp_table *t = wookie_odp_table(odp, uva);
+
+	if (!t)
+		return wookie_odp_map_child(odp, uva, len, write, fault);
+	return wookie_odp_map_table(odp, t, uva, len, write, fault);
 }
 
 /* One piece of wookie_odp_fault(), tried again if that may help. */
@@ -498,262 +700,3 @@ out:
 
 #endif /* CONFIG_INFINIBAND_ON_DEMAND_PAGING */
 
-/* ---- The engine's waits ---- */
-
-/*
- * How long a failed fault waits for the retry of the request RNR NAKed
- * while it ran: past the longest RNR timer (655 ms) and a round trip.
- */
-#define WOOKIE_ODP_FAILED_KEEP_MS 1000
-
-static void wookie_odp_work(struct work_struct *work)
-{
-	struct wookie_qp *qp = container_of(work, struct wookie_qp, odp.work);
-	struct wookie_odp_slot *slot;
-	struct wookie_mr *mr;
-	int i, err;
-
-	for (i = 0; i < WOOKIE_ODP_SIDES; i++) {
-		slot = &qp->odp.slot[i];
-		/* Pairs with the engine's release: the miss is filled. */
-		if (smp_load_acquire(&slot->state) != WOOKIE_ODP_PENDING)
-			continue;
-		mr = slot->miss.mr;
-#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
-		err = wookie_odp_fault(mr, slot->miss.va, slot->miss.len,
-				       slot->miss.write, true);
-#else
-		err = -EFAULT;
-#endif
-		slot->err = err;
-		/* A failed slot keeps the MR: its miss is compared again. */
-		if (!err)
-			wookie_mr_put(mr);
-		/* err before the state: the engine reads it after. */
-		smp_store_release(&slot->state, err ? WOOKIE_ODP_FAILED :
-						      WOOKIE_ODP_DONE);
-	}
-	wookie_qp_kick(qp);
-}
-
-/* Do two misses name the same pages? */
-static bool wookie_odp_same(const struct wookie_odp_miss *a,
-			    const struct wookie_odp_miss *b)
-{
-	return a->mr == b->mr && a->va < b->va + b->len &&
-	       b->va < a->va + a->len;
-}
-
-/* Forget a failed fault: its operation was not tried again. */
-static void wookie_odp_forget(struct wookie_odp_slot *slot)
-{
-	if (slot->state != WOOKIE_ODP_FAILED)
-		return;
-	wookie_mr_put(slot->miss.mr);
-	slot->failed_seen = false;
-	WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
-}
-
-/*
- * A side of the engine missed *@miss (its MR reference is taken over):
- * 0 when the side now waits for the fault (the caller stops, with nothing
- * of the operation done), WOOKIE_ODP_BUSY when the side was let go and
- * its fault still runs (nothing done either), or the error the fault of
- * these pages failed with, in this pass (the caller fails the operation).
- */
-int wookie_odp_stall(struct wookie_qp *qp, enum wookie_odp_side side,
-		     struct wookie_odp_miss *miss)
-{
-	struct wookie_odp_slot *slot = &qp->odp.slot[side];
-	int state, err;
-
-	/*
-	 * The side's caller checked wookie_odp_ready(): only a side let go
-	 * misses while its fault goes on (the work may end it now: the
-	 * acquire pairs with its release of err).  The miss waits its turn.
-	 */
-	state = smp_load_acquire(&slot->state);
-	if (state == WOOKIE_ODP_PENDING) {
-		wookie_mr_put(miss->mr);
-		if (WARN_ON_ONCE(!slot->let_go))
-			return -EIO;
-		return WOOKIE_ODP_BUSY;
-	}
-	if (state == WOOKIE_ODP_FAILED && wookie_odp_same(&slot->miss, miss)) {
-		err = slot->err;
-		wookie_odp_forget(slot);
-		wookie_mr_put(miss->mr);
-		return err;
-	}
-	wookie_odp_forget(slot);
-	wookie_qp_count(qp, WOOKIE_CNT_ODP_FAULTS);
-	slot->miss = *miss;
-	slot->let_go = false;
-	slot->since = ktime_get();
-	/* The miss before the state: the work reads it after. */
-	smp_store_release(&slot->state, WOOKIE_ODP_PENDING);
-	queue_work(to_wookie_dev(qp->ibqp.device)->odp_wq, &qp->odp.work);
-	return 0;
-}
-
-/* Does @side wait for a fault? */
-bool wookie_odp_pending(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	struct wookie_odp_slot *slot = &qp->odp.slot[side];
-
-	/* Pairs with the work's release: its err and the MR it mapped. */
-	return smp_load_acquire(&slot->state) == WOOKIE_ODP_PENDING &&
-	       !slot->let_go;
-}
-
-/*
- * @side stops waiting for its fault, which goes on (to be used by a
- * retry): it runs on, and misses meanwhile get WOOKIE_ODP_BUSY.  Returns
- * the packet it held, now the caller's.
- */
-struct wookie_pkt *wookie_odp_let_go(struct wookie_qp *qp,
-				     enum wookie_odp_side side)
-{
-	qp->odp.slot[side].let_go = true;
-	return wookie_odp_take(qp, side);
-}
-
-/* @side, let go, waits for its fault again: it has work only that can. */
-void wookie_odp_rejoin(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	qp->odp.slot[side].let_go = false;
-}
-
-/*
- * Does @side wait: for a fault, or to take up the packet it held?  For
- * what the engine does besides the side's own work (timeouts, the wait
- * for gaps to fill), which must not act as if that packet were lost.
- */
-bool wookie_odp_waits(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	return wookie_odp_pending(qp, side) || qp->odp.slot[side].pkt;
-}
-
-/*
- * May @side run, at the start of its part of a pass?  Not while it waits
- * for a fault, unless it was let go; once the requester's or completer's
- * fault is done, the ACK timeout counts from now (no ACK timeout runs
- * while either waits: wookie_qp_pass()).
- * A failed fault is kept for the side's miss of the same pages in this
- * pass, and forgotten at its end (wookie_odp_pass_end()).
- */
-bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	struct wookie_odp_slot *slot = &qp->odp.slot[side];
-
-	/* Pairs with the work's release: its err and the MR it mapped. */
-	switch (smp_load_acquire(&slot->state)) {
-	case WOOKIE_ODP_PENDING:
-		return slot->let_go;
-	case WOOKIE_ODP_DONE:
-		WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
-		if (side != WOOKIE_ODP_RESP)
-			qp->comp.last_progress = ktime_get();
-		return true;
-	case WOOKIE_ODP_FAILED:
-		/*
-		 * The request a side let go of comes back after its RNR
-		 * wait: the failure is kept for it that long.
-		 */
-		if (slot->let_go && !slot->failed_seen) {
-			slot->since = ktime_get();
-			wookie_qp_arm_timer(qp,
-					    ktime_add_ms(slot->since,
-							 WOOKIE_ODP_FAILED_KEEP_MS));
-		}
-		slot->failed_seen = true;
-		return true;
-	default:
-		return true;
-	}
-}
-
-/*
- * A failure its side was ready to see in this pass is not kept longer,
- * but for a side let go: until its time is up (the QP's timer runs a
- * pass then), as the slot holds the MR that dereg waits for.
- */
-void wookie_odp_pass_end(struct wookie_qp *qp)
-{
-	struct wookie_odp_slot *slot;
-	int i;
-
-	for (i = 0; i < WOOKIE_ODP_SIDES; i++) {
-		slot = &qp->odp.slot[i];
-		if (!slot->failed_seen)
-			continue;
-		if (slot->let_go &&
-		    ktime_before(ktime_get(),
-				 ktime_add_ms(slot->since,
-					      WOOKIE_ODP_FAILED_KEEP_MS)))
-			continue;
-		wookie_odp_forget(slot);
-	}
-}
-
-/* The packet @side missed on, taken up again once the fault is done. */
-void wookie_odp_hold(struct wookie_qp *qp, enum wookie_odp_side side,
-		     struct wookie_pkt *pkt)
-{
-	WARN_ON_ONCE(qp->odp.slot[side].pkt);
-	qp->odp.slot[side].pkt = pkt;
-}
-
-struct wookie_pkt *wookie_odp_take(struct wookie_qp *qp,
-				   enum wookie_odp_side side)
-{
-	struct wookie_pkt *pkt = qp->odp.slot[side].pkt;
-
-	qp->odp.slot[side].pkt = NULL;
-	return pkt;
-}
-
-/* With the engine stopped: @side's held packet is of a stream gone. */
-void wookie_odp_drop_held(struct wookie_qp *qp, enum wookie_odp_side side)
-{
-	struct wookie_pkt *pkt = wookie_odp_take(qp, side);
-
-	if (pkt)
-		wookie_pkt_free(pkt);
-}
-
-void wookie_odp_qp_init(struct wookie_qp *qp)
-{
-	INIT_WORK(&qp->odp.work, wookie_odp_work);
-}
-
-/*
- * With the engine held (wookie_qp_quiesce()): no fault work runs after
- * this.  A fault it did not get to is forgotten; the side misses again
- * when the engine resumes.  Held packets stay.
- */
-void wookie_odp_qp_stop(struct wookie_qp *qp)
-{
-	struct wookie_odp_slot *slot;
-	int i;
-
-	cancel_work_sync(&qp->odp.work);
-	for (i = 0; i < WOOKIE_ODP_SIDES; i++) {
-		slot = &qp->odp.slot[i];
-		if (slot->state == WOOKIE_ODP_PENDING ||
-		    slot->state == WOOKIE_ODP_FAILED)
-			wookie_mr_put(slot->miss.mr);
-		slot->failed_seen = false;
-		slot->let_go = false;
-		WRITE_ONCE(slot->state, WOOKIE_ODP_IDLE);
-	}
-}
-
-/* Stopped, and back to RESET (or destroyed): no packet is held either. */
-void wookie_odp_qp_reset(struct wookie_qp *qp)
-{
-	int i;
-
-	for (i = 0; i < WOOKIE_ODP_SIDES; i++)
-		wookie_odp_drop_held(qp, i);
-}

@@ -14,10 +14,11 @@
 #      local or wire) and wookie_pkt_wrap() (a packet received) fail 3% of
 #      the time for everyone; RC traffic recovers and its data verifies.
 #   3. on-demand paging: wookie_odp_fault() fails (EFAULT) 30% of the
-#      time under rc_verify with ODP buffers on the wire: each run
-#      verifies its data or ends with an error, none hangs, nothing is
-#      left; with no failure the same runs verify, on the wire and on one
-#      device.
+#      time under rc_verify with ODP buffers on the wire (explicit and
+#      implicit MRs), then wookie_kvzalloc_uobj() (an implicit MR's child
+#      tables among others) under implicit ones: each run verifies its
+#      data or ends with an error, none hangs, nothing is left; with no
+#      failure the same runs verify, on the wire and on one device.
 # kmemleak, KASAN and lockdep findings fail the run through the harness.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
@@ -178,6 +179,7 @@ runs=0 run_errors=0
 for i in 1 2 3; do
 	faulty_pair "odp-wire-$i" 120 "$rc_verify" --size 4M --odp --wait 60
 done
+faulty_pair "odp-implicit-wire" 120 "$rc_verify" --size 4M --odp-implicit --wait 60
 hits=$(fault_hits)
 fault_off
 if [ "$run_errors" -gt 0 ] && [ "$hits" -gt 0 ]; then
@@ -186,10 +188,22 @@ else
 	echo "FAIL wookie_odp_fault failing 30%: $run_errors of $runs runs failed, $hits failures injected"
 	vm_failures=$((vm_failures + 1))
 fi
+# An implicit MR's children: their tables' allocation fails (and with it
+# the objects' of the runs' setup).
+fn_fail wookie_kvzalloc_uobj -12 30
+runs=0 run_errors=0
+for i in 1 2; do
+	faulty_pair "odp-children-$i" 120 "$rc_verify" --size 8M --odp-implicit --wait 60
+done
+hits=$(fault_hits)
+fault_off
+ok "wookie_kvzalloc_uobj failing 30% under implicit ODP: $runs runs, $run_errors with an error, failed $hits times" \
+	test "$hits" -gt 0
 XS_NS= XS_DEV=zz0 XS_GID=1 XS_IP=10.0.0.1
 XC_NS=hostB XC_DEV=yy0 XC_GID=1
 XPAIR_LB=
 xpair "rc_verify 4 MiB with ODP buffers, no failure" 300 "$rc_verify" --size 4M --odp
+xpair "rc_verify 4 MiB in implicit ODP MRs, no failure" 300 "$rc_verify" --size 4M --odp-implicit
 pair "rc_verify 4 MiB with ODP buffers on one device" 300 \
 	"$rc_verify" -d zz0 -g 1 --size 4M --odp
 

@@ -149,6 +149,7 @@ qp_timeout=14
 wire_progs=(
 	"rc_verify --size 2M --timeout $qp_timeout"
 	"rc_verify --size 2M --odp --timeout $qp_timeout"
+	"rc_verify --size 2M --odp-implicit --timeout $qp_timeout"
 	"ib_write_bw -n 200 -s 16384 -u $qp_timeout"
 	"ib_read_bw -n 200 -s 16384 -u $qp_timeout"
 	"ib_send_bw -n 200 -s 4096 -u $qp_timeout"
@@ -166,6 +167,7 @@ job_wire() {
 local_progs=(
 	"rc_verify --size 4M"
 	"rc_verify --size 4M --odp"
+	"rc_verify --size 4M --odp-implicit"
 	"ibv_uc_pingpong -n 200 -c"
 	"ibv_ud_pingpong -n 200 -c -s 512"
 	"ib_send_bw -c UC -n 500 -s 4096"

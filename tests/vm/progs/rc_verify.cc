@@ -15,6 +15,8 @@
 //
 //   --odp: this side's buffers are on-demand paging MRs, never touched
 //     before the device writes or reads them (it faults them in).
+//   --odp-implicit: the same through one implicit ODP MR (the whole
+//     address space).
 //
 //   --expect-retry-exc: the client posts one 64-byte WRITE (one packet)
 //     into a path that loses everything and times its completion, which
@@ -77,6 +79,7 @@ struct Options {
 	double wait = 300;     // seconds, bound of every wait
 	uint64_t seed = 0;     // 0: random
 	bool odp = false;      // IBV_ACCESS_ON_DEMAND buffers
+	bool implicit = false; // ... in one implicit ODP MR
 };
 
 // The connection message, both ways.
@@ -107,7 +110,8 @@ struct Done {
 		"usage: rc_verify -d DEV [-g GID_INDEX] [-p PORT] [--size N[K|M|G]]\n"
 		"         [--chunk N] [--depth N] [--timeout T] [--retry-cnt R]\n"
 		"         [--rnr-retry R] [--expect-retry-exc] [--tolerance PCT]\n"
-		"         [--wait SECONDS] [--seed N] [--odp] [SERVER_IPV4]\n");
+		"         [--wait SECONDS] [--seed N] [--odp | --odp-implicit]\n"
+		"         [SERVER_IPV4]\n");
 	std::exit(2);
 }
 
@@ -176,6 +180,8 @@ Options parse(int argc, char **argv)
 			o.seed = parse_size(next());
 		else if (a == "--odp")
 			o.odp = true;
+		else if (a == "--odp-implicit")
+			o.odp = o.implicit = true;
 		else if (!a.empty() && a[0] != '-' && o.server.empty())
 			o.server = a;
 		else
@@ -433,6 +439,7 @@ struct Rdma {
 	ibv_cq *cq = nullptr;
 	ibv_qp *qp = nullptr;
 	ibv_mr *mr[2] = {};
+	ibv_mr *whole = nullptr; // --odp-implicit: mr[] are this one
 	uint8_t *buf[2] = {};
 	uint64_t len = 0;
 	ibv_gid gid{};
@@ -444,8 +451,10 @@ struct Rdma {
 	{
 		if (qp)
 			ibv_destroy_qp(qp);
+		if (whole)
+			ibv_dereg_mr(whole);
 		for (int i = 0; i < 2; i++) {
-			if (mr[i])
+			if (mr[i] && !whole)
 				ibv_dereg_mr(mr[i]);
 			if (buf[i])
 				munmap(buf[i], len);
@@ -493,6 +502,17 @@ bool rdma_open(Rdma &r, const Options &o, uint64_t len, int nbufs)
 		return false;
 	}
 	r.len = len;
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ |
+			   (o.odp ? IBV_ACCESS_ON_DEMAND : 0);
+	if (o.implicit) {
+		r.whole = ibv_reg_mr(r.pd, nullptr, SIZE_MAX, access);
+		if (!r.whole) {
+			std::fprintf(stderr, "implicit ODP ibv_reg_mr: %s\n",
+				     std::strerror(errno));
+			return false;
+		}
+	}
 	for (int i = 0; i < nbufs; i++) {
 		void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS |
@@ -502,11 +522,7 @@ bool rdma_open(Rdma &r, const Options &o, uint64_t len, int nbufs)
 			return false;
 		}
 		r.buf[i] = static_cast<uint8_t *>(p);
-		r.mr[i] = ibv_reg_mr(r.pd, p, len,
-				     IBV_ACCESS_LOCAL_WRITE |
-				     IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_READ |
-				     (o.odp ? IBV_ACCESS_ON_DEMAND : 0));
+		r.mr[i] = r.whole ? r.whole : ibv_reg_mr(r.pd, p, len, access);
 		if (!r.mr[i]) {
 			std::fprintf(stderr, "ibv_reg_mr(%" PRIu64 "): %s\n",
 				     len, std::strerror(errno));

@@ -3,11 +3,11 @@
 // uverbs_probe DEVICE [hold]: exercises a wookie device through the distro's
 // libibverbs and the wookie provider, the way an application would, and
 // checks every answer: contexts, queries, PDs, a CQ, an MR and a QP, a verb
-// that must say EOPNOTSUPP (device memory), and the mmap keys of the
-// doorbell page.  Prints one line per check and exits non-zero if any
-// failed.  With "hold" it opens a context, maps the doorbell page, allocates
-// PDs, a CQ, an MR and a QP, prints "holding" and sleeps, for tests that
-// kill it.  (tests/vm/pyverbs/ covers every verb in depth.)
+// that must say EOPNOTSUPP (device memory), the mmap keys of the doorbell
+// page, and how an implicit ODP MR is registered.  Prints one line per
+// check and exits non-zero if any failed.  With "hold" it opens a context,
+// maps the doorbell page, allocates PDs, a CQ, an MR and a QP, prints
+// "holding" and sleeps, for tests that kill it.  (tests/vm/pyverbs/ covers every verb in depth.)
 #include <infiniband/verbs.h>
 #include <rdma/wookie-abi.h>
 #include <sys/mman.h>
@@ -134,6 +134,30 @@ void check_pds(ibv_context *ctx)
 
 // The objects an application starts with: a CQ, an MR, an RC QP brought
 // to RTS on itself, and their destruction in the usual order.
+// The whole address space as one MR: only on demand, and only at iova 0
+// (pyverbs cannot ask for another iova).
+void implicit_odp(ibv_pd *pd)
+{
+	const int odp = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE;
+	ibv_mr *mr;
+
+	mr = ibv_reg_mr(pd, nullptr, SIZE_MAX, odp);
+	check(mr && mr->length == SIZE_MAX && !mr->addr,
+	      "implicit ODP MR: length SIZE_MAX");
+	if (mr)
+		check(!ibv_dereg_mr(mr), "dereg implicit MR");
+	errno = 0;
+	mr = ibv_reg_mr_iova(pd, nullptr, SIZE_MAX, 4096, odp);
+	check(!mr && errno == EINVAL, "implicit MR at iova 4096: EINVAL");
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	mr = ibv_reg_mr(pd, nullptr, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno == EINVAL, "whole address space pinned: EINVAL");
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
 void check_objects(ibv_context *ctx)
 {
 	static char buf[8192];
@@ -178,6 +202,8 @@ void check_objects(ibv_context *ctx)
 	}
 	if (mr)
 		check(!ibv_dereg_mr(mr), "dereg_mr");
+	if (pd)
+		implicit_odp(pd);
 	if (cq)
 		check(!ibv_destroy_cq(cq), "destroy_cq");
 	if (pd)

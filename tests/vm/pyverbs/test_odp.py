@@ -12,7 +12,11 @@ fault; its errors.  Memory remapped or copied on write under a live ODP MR
 is never written through the old page: a memfd remapped (MAP_FIXED) under
 traffic from another thread, then its old pages overwritten with a
 sentinel that must survive; a forked child whose copy of the pages must
-not change while the parent's MR is written.
+not change while the parent's MR is written.  Implicit ODP MRs (the whole
+address space): registration and its errors, traffic across the 2 MiB
+pieces the device gives tables, memory dropped and faulted in again,
+addresses past user space or wrapping, prefetch, the remap race, and a
+dereg while a fault in the MR waits.
 """
 
 import ctypes
@@ -26,12 +30,16 @@ import unittest
 import pyverbs.enums as e
 from pyverbs.mr import MR
 from pyverbs.qp import QPCap
-from pyverbs.wr import SGE
+from pyverbs.wr import SGE, SendWR
 
-from common import ALL_REMOTE, CONFIG, PORT, VerbsTest, pattern
+from common import (ALL_REMOTE, CONFIG, PORT, VerbsTest, pattern,
+                    status_name)
 
 ODP = e.IBV_ACCESS_ON_DEMAND
 PAGE = 4096
+# An implicit MR's children each map this much of the address space.
+CHILD = 2 * 1024 * 1024
+MADV_DONTNEED = 4
 PROT_READ, PROT_WRITE = 1, 2
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0x01, 0x02, 0x10, 0x20
 
@@ -41,6 +49,7 @@ _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                        ctypes.c_int, ctypes.c_int, ctypes.c_long]
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 _libc.memfd_create.argtypes = [ctypes.c_char_p, ctypes.c_uint]
 
 
@@ -155,7 +164,8 @@ class OdpTest(VerbsTest):
         rc = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
               e.IBV_ODP_SUPPORT_WRITE | e.IBV_ODP_SUPPORT_READ |
               e.IBV_ODP_SUPPORT_ATOMIC | e.IBV_ODP_SUPPORT_SRQ_RECV)
-        self.assertEqual(c.general_caps, e.IBV_ODP_SUPPORT)
+        self.assertEqual(c.general_caps,
+                         e.IBV_ODP_SUPPORT | e.IBV_ODP_SUPPORT_IMPLICIT)
         self.assertEqual(c.rc_odp_caps, rc)
         self.assertEqual(c.uc_odp_caps,
                          e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
@@ -166,10 +176,22 @@ class OdpTest(VerbsTest):
                          e.IBV_ODP_SUPPORT_SRQ_RECV)
         self.assertEqual(c.xrc_odp_caps, rc & ~e.IBV_ODP_SUPPORT_RECV)
 
-    def test_implicit_refused(self):
-        # No implicit ODP: the whole address space as one MR.
-        self.assertErrno((errno.EINVAL, errno.EOPNOTSUPP), MR, self.pd, 0,
-                         ALL_REMOTE | ODP, implicit=True)
+    def test_implicit_registration(self):
+        # The whole address space as one MR (uverbs_probe checks the
+        # length reported and that only iova 0 is taken).
+        mr = MR(self.pd, 0, ALL_REMOTE | ODP, implicit=True)
+        # Its pages are PAGE_SIZE whatever backs them, as explicit ODP's.
+        MR(self.pd, 0, ALL_REMOTE | ODP | e.IBV_ACCESS_HUGETLB,
+           implicit=True).close()
+        # Without ON_DEMAND it would pin the whole address space.
+        self.assertErrno(errno.EINVAL, MR, self.pd, 0, ALL_REMOTE,
+                         implicit=True)
+        # A new PD keeps the paging; the translation or the access, not.
+        pd2 = type(self.pd)(self.ctx)
+        mr.rereg(e.IBV_REREG_MR_CHANGE_PD, pd2, 0, 0, 0)
+        self.assertErrno((errno.EOPNOTSUPP, errno.EINVAL), mr.rereg,
+                         e.IBV_REREG_MR_CHANGE_ACCESS, None, 0, 0,
+                         e.IBV_ACCESS_LOCAL_WRITE | ODP)
 
     # --- traffic through faults -----------------------------------------
     def test_rc_traffic_faults_in(self):
@@ -233,7 +255,6 @@ class OdpTest(VerbsTest):
 
     @staticmethod
     def atomic_wr(local_mr, opcode, remote_mr, add, wr_id):
-        from pyverbs.wr import SendWR
         wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
                     sg=[SGE(local_mr.buf, 8, local_mr.lkey)],
                     send_flags=e.IBV_SEND_SIGNALED)
@@ -242,7 +263,6 @@ class OdpTest(VerbsTest):
         return wr
 
     def test_ud_traffic(self):
-        from pyverbs.wr import SendWR
         a, b = self.ud_pair()
         size = 512
         src = self.anon(PAGE)
@@ -252,14 +272,17 @@ class OdpTest(VerbsTest):
         rbuf = self.anon(PAGE)
         rmr = self.odp_mr(b, rbuf, PAGE, e.IBV_ACCESS_LOCAL_WRITE)
         self.recv(b.qp, rmr, length=40 + size)
-        wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
-                    sg=[self.sge_of(smr, size)],
+        self.ud_send(a, b, self.sge_of(smr, size))
+        self.assertEqual(peek(rbuf + 40, size), data)
+
+    def ud_send(self, a, b, sge):
+        """SGE sent from A's UD QP to B's, both completions polled."""
+        wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge],
                     send_flags=e.IBV_SEND_SIGNALED)
         wr.set_wr_ud(self.ah(a.pd), b.qpn, 0x11111111)
         a.qp.post_send(wr)
         self.poll_ok(a.cq)
         self.poll_ok(b.cq)
-        self.assertEqual(peek(rbuf + 40, size), data)
 
     # --- memory the process does not (writably) map ---------------------
     def unmapped(self, length):
@@ -466,11 +489,201 @@ class OdpTest(VerbsTest):
         # Nothing was lost: no ACK timeout either.
         self.assertEqual(counter('completer_retry_err'), retries)
 
+    # --- implicit ODP: the whole address space as one MR ----------------
+    def implicit_mr(self, end, access=ALL_REMOTE):
+        return MR(end.pd, 0, access | ODP, implicit=True)
+
+    def straddling(self, length, before=5000):
+        """LENGTH bytes of fresh memory that start BEFORE bytes below a
+        2 MiB boundary (where the device's implicit MRs change child)."""
+        room = length + before + 2 * CHILD
+        base = self.anon(room)
+        start = ((base + CHILD - 1) & ~(CHILD - 1)) - before
+        if start < base:
+            start += CHILD
+        return start
+
+    @staticmethod
+    def dontneed(addr, length):
+        start = addr & ~(PAGE - 1)
+        end = (addr + length + PAGE - 1) & ~(PAGE - 1)
+        _check(_libc.madvise(start, end - start, MADV_DONTNEED), 'madvise')
+
+    def test_implicit_rc_traffic(self):
+        """WRITE, READ and SEND/RECV through implicit MRs, into and out of
+        memory nothing touched, across 2 MiB boundaries and over three of
+        them; in the second round the memory was dropped (MADV_DONTNEED)
+        and faults in again, in the children made by the first."""
+        size = 2 * CHILD + 10000
+        a, b = self.rc_pair()
+        amr, bmr = self.implicit_mr(a), self.implicit_mr(b)
+        src, back = self.straddling(size), self.straddling(size)
+        dst, rbuf = self.straddling(size, 77), self.straddling(size, 1)
+        data = pattern(size, seed=11)
+        children = counter('odp_implicit_children')
+        for rnd in range(2):
+            with self.subTest(round=rnd):
+                if rnd:
+                    for addr in (src, back, dst, rbuf):
+                        self.dontneed(addr, size)
+                    children = counter('odp_implicit_children')
+                poke(src, data)
+                faults = counter('odp_faults')
+                self.send(a.qp, amr, size, e.IBV_WR_RDMA_WRITE, wr_id=1,
+                          offset=src, rkey=bmr.rkey, raddr=dst)
+                self.poll_ok(a.cq)
+                self.assertEqual(peek(dst, size), data)
+                self.send(a.qp, amr, size, e.IBV_WR_RDMA_READ, wr_id=2,
+                          offset=back, rkey=bmr.rkey, raddr=dst)
+                self.poll_ok(a.cq)
+                self.assertEqual(peek(back, size), data)
+                self.recv(b.qp, bmr, size, offset=rbuf)
+                self.send(a.qp, amr, size, wr_id=3, offset=src)
+                self.poll_ok(a.cq)
+                self.assertEqual(self.poll_ok(b.cq)[0].byte_len, size)
+                self.assertEqual(peek(rbuf, size), data)
+                self.assertGreater(counter('odp_faults'), faults)
+                made = counter('odp_implicit_children') - children
+                if rnd:
+                    # Kept until dereg: nothing new to make.
+                    self.assertEqual(made, 0)
+                else:
+                    # Each of the 4 buffers spans 3 or 4 children.
+                    self.assertGreaterEqual(made, 12)
+
+    def test_implicit_atomics_and_ud(self):
+        self.require(self.has_atomics(), 'no atomics')
+        a, b = self.rc_pair()
+        amr, bmr = self.implicit_mr(a), self.implicit_mr(b)
+        target, res = self.anon(PAGE), self.anon(PAGE)
+        for i, add in enumerate((5, 7)):
+            wr = SendWR(wr_id=i, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD,
+                        num_sge=1, sg=[SGE(res, 8, amr.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_wr_atomic(rkey=bmr.rkey, addr=target, compare_add=add,
+                             swap=0)
+            a.qp.post_send(wr)
+            self.poll_ok(a.cq)
+        self.assertEqual(int.from_bytes(peek(target, 8), 'little'), 12)
+        self.assertEqual(int.from_bytes(peek(res, 8), 'little'), 5)
+
+        u, v = self.ud_pair()
+        umr = self.implicit_mr(u, e.IBV_ACCESS_LOCAL_WRITE)
+        vmr = self.implicit_mr(v, e.IBV_ACCESS_LOCAL_WRITE)
+        size = 512
+        src, rbuf = self.straddling(size, 100), self.straddling(PAGE, 20)
+        data = pattern(size, seed=12)
+        poke(src, data)
+        self.recv(v.qp, vmr, 40 + size, offset=rbuf)
+        self.ud_send(u, v, SGE(src, size, umr.lkey))
+        self.assertEqual(peek(rbuf + 40, size), data)
+
+    def test_implicit_bad_addresses(self):
+        """Past user space, wrapping around, unmapped: an access error,
+        as a bad key would give, nothing written, and no child left."""
+        none = mmap(PAGE, prot=0)
+        self.maps.append((none, PAGE))
+        children = counter('odp_implicit_children')
+        for name, where, length in (
+                ('past user space', lambda: 1 << 56, 64),
+                ('last byte of the address space', lambda: (1 << 64) - 1, 1),
+                ('wrapping', lambda: (1 << 64) - PAGE, 2 * PAGE),
+                ('page 0', lambda: 0, 64),
+                ('PROT_NONE', lambda: none, 64),
+                # Asked for after the objects are made (rings are mmaps).
+                ('unmapped', lambda: self.unmapped(PAGE), 64)):
+            with self.subTest(name):
+                a, b = self.rc_pair()
+                src, bmr = a.mr(2 * PAGE), self.implicit_mr(b)
+                addr = where()
+                self.send(a.qp, src, length, e.IBV_WR_RDMA_WRITE,
+                          rkey=bmr.rkey, raddr=addr)
+                self.poll_status(a.cq, e.IBV_WC_REM_ACCESS_ERR)
+                c, d = self.rc_pair()
+                cmr = self.implicit_mr(c)
+                dst = d.mr(2 * PAGE)
+                addr = where()
+                self.send(c.qp, cmr, length, e.IBV_WR_RDMA_WRITE,
+                          offset=addr, rkey=dst.rkey, raddr=dst.buf)
+                self.poll_status(c.cq, e.IBV_WC_LOC_PROT_ERR)
+                self.assertEqual(dst.read(64, 0), bytes(64))
+        self.assertEqual(counter('odp_implicit_children'), children)
+
+    def test_implicit_prefetch(self):
+        a, b = self.rc_pair()
+        bmr = self.implicit_mr(b)
+        size = CHILD + 3 * PAGE
+        dst = self.straddling(size, 2 * PAGE)
+        b.pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+                       e._IBV_ADVISE_MR_FLAG_FLUSH, [SGE(dst, size, bmr.lkey)])
+        faults = counter('odp_faults')
+        src_mr = a.mr(size)
+        poke(src_mr.buf, pattern(size, seed=13))
+        self.send(a.qp, src_mr, size, e.IBV_WR_RDMA_WRITE,
+                  rkey=bmr.rkey, raddr=dst)
+        self.poll_ok(a.cq)
+        self.assertEqual(counter('odp_faults'), faults)
+        self.assertEqual(peek(dst, size), pattern(size, seed=13))
+        # Queued, and its errors.
+        before = counter('odp_prefetches')
+        b.pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+                       [SGE(self.anon(PAGE), PAGE, bmr.lkey)])
+        deadline = time.monotonic() + CONFIG['timeout']
+        while counter('odp_prefetches') <= before:
+            self.assertLess(time.monotonic(), deadline, 'prefetch')
+            time.sleep(0.05)
+        flush = e._IBV_ADVISE_MR_FLAG_FLUSH
+        pfw = e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE
+        self.assertErrno(errno.EFAULT, b.pd.advise_mr, pfw, flush,
+                         [SGE(1 << 56, 8, bmr.lkey)])
+        self.assertErrno(errno.EFAULT, b.pd.advise_mr, pfw, flush,
+                         [SGE(self.unmapped(PAGE), 8, bmr.lkey)])
+        ro = MR(b.pd, 0, ODP, implicit=True)
+        self.assertErrno(errno.EPERM, b.pd.advise_mr, pfw, flush,
+                         [SGE(dst, 8, ro.lkey)])
+        # What is not mapped gets no child: 64 MiB of nothing, and of
+        # memory mapped but never touched, taken as it is.
+        children = counter('odp_implicit_children')
+        big = 64 * 1024 * 1024
+        for addr in (self.unmapped(big), self.anon(big)):
+            b.pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, flush,
+                           [SGE(addr, big, bmr.lkey)])
+        self.assertEqual(counter('odp_implicit_children'), children)
+
+    def test_implicit_dereg_during_fault(self):
+        """An implicit MR deregistered while the device waits for a fault
+        in it (a suspended device-mapper device): dereg waits for the
+        fault, the WRITE fails or completes, nothing is left behind."""
+        size = 64 * 1024
+        disk = SlowDisk(self)
+        a, b = self.rc_pair(a_over=dict(rnr_retry=7),
+                            b_over=dict(min_rnr_timer=12))
+        src_mr = a.mr(size)
+        bmr = self.implicit_mr(b)
+        addr = disk.map(size, offset=20 * 1024 * 1024)
+        resume = disk.suspend(1.5)
+        self.send(a.qp, src_mr, size, e.IBV_WR_RDMA_WRITE,
+                  rkey=bmr.rkey, raddr=addr)
+        time.sleep(0.3)
+        bmr.close()
+        resume.wait()
+        self.assertEqual(resume.returncode, 0)
+        wc = self.poll(a.cq)[0]
+        self.assertIn(wc.status, (e.IBV_WC_SUCCESS, e.IBV_WC_REM_ACCESS_ERR),
+                      status_name(wc.status))
+
     # --- no write through a stale page ----------------------------------
     def test_remap_under_traffic(self):
         """A memfd's pages remapped (MAP_FIXED) one slot after the other
         under an ODP MR written by RDMA WRITE and SEND; after each remap
         the old slot is overwritten with a sentinel, which must survive."""
+        self.remap_under_traffic(implicit=False)
+
+    def test_implicit_remap_under_traffic(self):
+        """The same under an implicit MR."""
+        self.remap_under_traffic(implicit=True)
+
+    def remap_under_traffic(self, implicit):
         length, slots = 64 * 1024, 24
         fd = _check(_libc.memfd_create(b'wookie-odp', 0), 'memfd_create')
         self.addCleanup(os.close, fd)
@@ -479,7 +692,10 @@ class OdpTest(VerbsTest):
         self.maps.append((addr, length))
         a, b = self.rc_pair(cap=QPCap(max_send_wr=64, max_recv_wr=64,
                                       max_send_sge=1, max_recv_sge=1))
-        dst_mr = self.odp_mr(b, addr, length)
+        if implicit:
+            dst_mr, off = self.implicit_mr(b), addr
+        else:
+            dst_mr, off = self.odp_mr(b, addr, length), 0
         src_mr = a.mr(length)
         poke(src_mr.buf, pattern(length, seed=1))
         sentinel = b'\xa5' * length
@@ -503,9 +719,10 @@ class OdpTest(VerbsTest):
         n = 0
         try:
             while not stop.is_set():
-                self.recv(b.qp, dst_mr, wr_id=n)
+                self.recv(b.qp, dst_mr, length, offset=off, wr_id=n)
                 self.send(a.qp, src_mr, length, e.IBV_WR_RDMA_WRITE,
-                          wr_id=2 * n, rkey=dst_mr.rkey, raddr=dst_mr.buf)
+                          wr_id=2 * n, rkey=dst_mr.rkey,
+                          raddr=dst_mr.buf + off)
                 self.send(a.qp, src_mr, length, wr_id=2 * n + 1)
                 self.poll_ok(a.cq, 2)
                 self.poll_ok(b.cq)
