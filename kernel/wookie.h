@@ -63,6 +63,9 @@
 #define WOOKIE_MAX_MSG_SIZE 0x80000000u
 #define WOOKIE_MAX_MR_SIZE 0x80000000ull
 #define WOOKIE_MAX_FAST_REG_PAGES 512
+/* Device memory: one DM (max_dm_size), and all of one context's. */
+#define WOOKIE_MAX_DM_SIZE SZ_1M
+#define WOOKIE_MAX_DM_PER_CONTEXT (8 * SZ_1M)
 /* No IEEE OUI: all ones, as rdma_rxe; rdma-core expects a nonzero id. */
 #define WOOKIE_VENDOR_ID 0xffffff
 #define WOOKIE_VENDOR_PART_ID 0x776b
@@ -269,6 +272,8 @@ struct wookie_ucontext {
 	struct ib_ucontext ibuc;
 	struct wookie_db_page *db_page;
 	struct rdma_user_mmap_entry *db_entry;
+	/* Device memory allocated (whole pages), within a limit. */
+	atomic64_t dm_bytes;
 };
 
 struct wookie_xrcd {
@@ -341,6 +346,8 @@ enum wookie_mr_kind {
 	WOOKIE_MR_FAST,
 	/* reg_user_mr with IB_ACCESS_ON_DEMAND: pages faulted in on use. */
 	WOOKIE_MR_ODP,
+	/* reg_dm_mr: device memory's pages, kept by its mmap entry. */
+	WOOKIE_MR_DM,
 };
 
 enum wookie_key_state {
@@ -366,6 +373,8 @@ struct wookie_mr {
 	struct ib_umem *umem;
 	/* WOOKIE_MR_ODP: the pages mapped now (wookie_odp.c). */
 	struct wookie_odp *odp;
+	/* WOOKIE_MR_DM: the DM's entry, a reference that keeps its pages. */
+	struct rdma_user_mmap_entry *dm_entry;
 	/* Pages covering [iova, iova + length), the first at page_offset. */
 	struct page **pages;
 	/* WOOKIE_MR_FAST: kernel virtual address of each page (virt DMA). */
@@ -1184,6 +1193,16 @@ void wookie_odp_qp_init(struct wookie_qp *qp);
 void wookie_odp_qp_stop(struct wookie_qp *qp);
 void wookie_odp_qp_reset(struct wookie_qp *qp);
 
+/*
+ * An MR whose pages[] the MR itself keeps for its whole life (pinned user
+ * pages, device memory): reachable through pages[], and safe to reference
+ * from a packet that holds the MR.
+ */
+static inline bool wookie_mr_paged(const struct wookie_mr *mr)
+{
+	return mr->kind == WOOKIE_MR_USER || mr->kind == WOOKIE_MR_DM;
+}
+
 /* wookie_mr.c: memory regions and windows */
 struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -1196,8 +1215,23 @@ struct ib_mr *wookie_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			      u32 max_num_sg);
 int wookie_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		     unsigned int *sg_offset);
+struct ib_mr *wookie_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			       struct ib_dm_mr_attr *attr,
+			       struct uverbs_attr_bundle *attrs);
 int wookie_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int wookie_dealloc_mw(struct ib_mw *ibmw);
+
+/* wookie_dm.c: device memory */
+struct ib_dm *wookie_alloc_dm(struct ib_device *ibdev,
+			      struct ib_ucontext *ibuc,
+			      struct ib_dm_alloc_attr *attr,
+			      struct uverbs_attr_bundle *attrs);
+int wookie_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+int wookie_dm_get(struct ib_dm *ibdm, u64 offset, u64 length,
+		  struct page ***pagesp, unsigned int *num_pagesp,
+		  struct rdma_user_mmap_entry **entryp);
+void wookie_dm_put(struct rdma_user_mmap_entry *entry);
+extern const struct uapi_definition wookie_uapi_defs[];
 /*
  * Find the memory behind @key for @len bytes at @va, used as @use by a
  * QP of @pd (@qp_num: type 2 windows).  Returns the MR with a reference

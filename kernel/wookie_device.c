@@ -49,6 +49,7 @@ static int wookie_query_device(struct ib_device *ibdev,
 	attr->fw_ver = WOOKIE_FW_VER;
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = WOOKIE_MAX_MR_SIZE;
+	attr->max_dm_size = WOOKIE_MAX_DM_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->vendor_id = WOOKIE_VENDOR_ID;
 	attr->vendor_part_id = WOOKIE_VENDOR_PART_ID;
@@ -220,6 +221,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 	.advise_mr = wookie_advise_mr,
 #endif
+	.alloc_dm = wookie_alloc_dm,
 	.alloc_mr = wookie_alloc_mr,
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_pd = wookie_alloc_pd,
@@ -236,6 +238,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.create_qp = wookie_create_qp,
 	.create_srq = wookie_create_srq,
 	.create_user_ah = wookie_create_ah,
+	.dealloc_dm = wookie_dealloc_dm,
 	.dealloc_driver = wookie_dealloc_driver,
 	.dealloc_mw = wookie_dealloc_mw,
 	.dealloc_pd = wookie_dealloc_pd,
@@ -272,6 +275,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.query_port = wookie_query_port,
 	.query_qp = wookie_query_qp,
 	.query_srq = wookie_query_srq,
+	.reg_dm_mr = wookie_reg_dm_mr,
 	.reg_user_mr = wookie_reg_user_mr,
 	.req_notify_cq = wookie_req_notify_cq,
 	.rereg_user_mr = wookie_rereg_user_mr,
@@ -331,6 +335,8 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	strscpy(wdev->ibdev.node_desc, WOOKIE_DRV_NAME,
 		sizeof(wdev->ibdev.node_desc));
 	ib_set_device_ops(&wdev->ibdev, &wookie_dev_ops);
+	/* The driver attribute that answers ibv_alloc_dm() (wookie_dm.c). */
+	wdev->ibdev.driver_def = wookie_uapi_defs;
 
 	/*
 	 * Reclaim may wait on kernel consumers' I/O that this runs.  Not

@@ -395,6 +395,60 @@ err_free:
 }
 
 /*
+ * An MR on device memory: zero based (ib_core insists), over pages the DM
+ * owns; length 0 is allowed, as ib_core allows it.
+ */
+struct ib_mr *wookie_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			       struct ib_dm_mr_attr *attr,
+			       struct uverbs_attr_bundle *attrs)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
+	struct wookie_mr_priv *priv;
+	struct wookie_mr *mr;
+	int access, err;
+
+	access = wookie_mr_access(attr->access_flags & ~IB_ZERO_BASED);
+	if (access < 0)
+		return ERR_PTR(access);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return ERR_PTR(-EINVAL);
+	/*
+	 * An atomic's kernel address is aligned only if the offset is: an
+	 * atomic MR, or one a window may grant atomics on, must be.
+	 */
+	if ((access & (IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND)) &&
+	    !IS_ALIGNED(attr->offset, 8))
+		return ERR_PTR(-EINVAL);
+	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_DM, WOOKIE_GFP_UOBJ);
+	if (IS_ERR(priv))
+		return ERR_CAST(priv);
+	mr = &priv->mr;
+	err = wookie_dm_get(ibdm, attr->offset, attr->length, &mr->pages,
+			    &mr->num_pages, &mr->dm_entry);
+	if (err)
+		goto err_free;
+	mr->access = access;
+	mr->iova = 0;
+	mr->length = attr->length;
+	mr->max_pages = mr->num_pages;
+	mr->page_offset = offset_in_page(attr->offset);
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = attr->length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = wookie_mr_publish(wdev, priv, WOOKIE_KEY_VALID);
+	if (err)
+		goto err_put;
+	return &mr->ibmr;
+
+err_put:
+	kvfree(mr->pages);
+	wookie_dm_put(mr->dm_entry);
+err_free:
+	wookie_mr_free_unpublished(wdev, priv);
+	return ERR_PTR(err);
+}
+
+/*
  * Make an MR unreachable and wait until nobody uses it: refused while
  * windows are bound (they hold references for as long as they are).  On
  * success the MR is INVALID, unpublished (@erase: its index freed) and
@@ -536,6 +590,10 @@ int wookie_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	if (mr->umem)
 		wookie_mr_unpin(wdev, mr);
+	if (mr->kind == WOOKIE_MR_DM) {
+		kvfree(mr->pages);
+		wookie_dm_put(mr->dm_entry);
+	}
 	kfree(mr->page_addrs);
 	atomic_dec(&wdev->num_mr);
 	/* Lookups that read the entry before the erase may still look. */
@@ -1087,7 +1145,7 @@ static void *wookie_mr_addr(struct wookie_mr *mr,
 	if (va < map->iova || idx >= map->num_pages)
 		return NULL;
 	*avail = (1ULL << map->page_shift) - in;
-	if (mr->kind == WOOKIE_MR_USER) {
+	if (wookie_mr_paged(mr)) {
 		*page = mr->pages[idx];
 		return kmap_local_page(*page) + in;
 	}
@@ -1407,12 +1465,12 @@ static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
 	struct wookie_mr_seg *seg;
 
 	/*
-	 * Only a user MR's pages stay pinned by the reference.  An ODP MR's
+	 * Only pages the MR keeps stay valid by the reference.  An ODP MR's
 	 * may go at any time, and the receiver could not fault them in.
 	 */
 	if (mr->kind == WOOKIE_MR_ODP)
 		return -EXDEV;
-	if (mr->kind != WOOKIE_MR_USER || ref->num_segs >= ARRAY_SIZE(ref->seg))
+	if (!wookie_mr_paged(mr) || ref->num_segs >= ARRAY_SIZE(ref->seg))
 		return -1;
 	seg = &ref->seg[ref->num_segs++];
 	seg->mr = mr;

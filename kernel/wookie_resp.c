@@ -311,9 +311,9 @@ static bool resp_read_send(struct wookie_qp *qp, u32 budget)
 				return true;
 			}
 		}
-		/* Only a user MR's pages stay pinned by the reference. */
+		/* Only pages an MR keeps stay valid by the reference. */
 		by_ref = mr && qp->local && len > WOOKIE_LOCAL_COPY_MAX &&
-			 mr->kind == WOOKIE_MR_USER;
+			 wookie_mr_paged(mr);
 		if (by_ref)
 			pkt = wookie_pkt_build_ref(qp, &h);
 		else

@@ -70,6 +70,7 @@ static int wookie_init_ucontext(struct ib_ucontext *ibuc,
 	resp.abi_version = WOOKIE_ABI_VERSION;
 	resp.db_page_size = PAGE_SIZE;
 	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
+	resp.caps = WOOKIE_CAP_DM;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_entry;

@@ -81,6 +81,7 @@ static void wookie_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops wookie_ctx_ops = {
 	.advise_mr = wookie_advise_mr,
+	.alloc_dm = wookie_alloc_dm,
 	.alloc_mw = wookie_alloc_mw,
 	.alloc_parent_domain = wookie_alloc_parent_domain,
 	.alloc_pd = wookie_alloc_pd,
@@ -105,6 +106,7 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.destroy_srq = wookie_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = wookie_free_context,
+	.free_dm = wookie_free_dm,
 	.get_srq_num = wookie_get_srq_num,
 	.modify_qp = wookie_modify_qp,
 	.modify_srq = wookie_modify_srq,
@@ -119,6 +121,7 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.query_qp = wookie_query_qp,
 	.query_rt_values = wookie_query_rt_values,
 	.query_srq = wookie_query_srq,
+	.reg_dm_mr = wookie_reg_dm_mr,
 	.reg_mr = wookie_reg_mr,
 	.req_notify_cq = wookie_req_notify_cq,
 	.rereg_mr = wookie_rereg_mr,
@@ -174,6 +177,7 @@ static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,
 	}
 	ctx->db_page = db_page;
 	ctx->db_page_size = resp.drv_payload.db_page_size;
+	ctx->caps = resp.drv_payload.caps;
 
 	verbs_set_ops(&ctx->ibv_ctx, &wookie_ctx_ops);
 	return &ctx->ibv_ctx;

@@ -86,6 +86,8 @@ struct wookie_context {
 	/* Read-only doorbell page shared with the kernel engine. */
 	const struct wookie_db_page *db_page;
 	size_t db_page_size;
+	/* WOOKIE_CAP_* the kernel offers. */
+	uint64_t caps;
 };
 
 /*
@@ -295,6 +297,12 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int wookie_dereg_mr(struct verbs_mr *vmr);
+struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
+			       struct ibv_alloc_dm_attr *attr);
+int wookie_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *wookie_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+				uint64_t dm_offset, size_t length,
+				unsigned int access);
 struct ibv_mw *wookie_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int wookie_dealloc_mw(struct ibv_mw *mw);
 struct ibv_xrcd *wookie_open_xrcd(struct ibv_context *ibctx,

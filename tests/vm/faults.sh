@@ -190,7 +190,7 @@ else
 fi
 # An implicit MR's children: their tables' allocation fails (and with it
 # the objects' of the runs' setup).
-fn_fail wookie_kvzalloc_uobj -12 30
+fn_fail wookie_kvzalloc_uobj 0 30
 runs=0 run_errors=0
 for i in 1 2; do
 	faulty_pair "odp-children-$i" 120 "$rc_verify" --size 8M --odp-implicit --wait 60

@@ -6,8 +6,8 @@
 # provider) between two processes on one device: server and client on the
 # same device and GID 1 (IPv4-mapped RoCEv2), each checking the data it
 # receives (-c).  Several sizes, including multi-packet messages (the
-# path MTU is 1024) and, for UD, a full MTU; completion events (-e) and the
-# ibv_qp_ex send API (-N).  Pass = both processes exit 0 in time.
+# path MTU is 1024) and, for UD, a full MTU; completion events (-e), the
+# ibv_qp_ex send API (-N) and, on wookie, device memory (-j).  Pass = both processes exit 0 in time.
 # WOOKIE_RDMA_TYPE=rxe runs the same on rdma_rxe.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
@@ -24,6 +24,9 @@ pair rc-65536 $t ibv_rc_pingpong "${pp[@]}" -s 65536 -n 50
 pair rc-mtu-4096 $t ibv_rc_pingpong "${pp[@]}" -s 8192 -n 50 -m 4096
 pair rc-events $t ibv_rc_pingpong "${pp[@]}" -s 4096 -n 100 -e
 pair rc-new-send $t ibv_rc_pingpong "${pp[@]}" -s 4096 -n 100 -N
+# -j: the buffer in device memory (ibv_alloc_dm, an MR on it; rxe has none).
+[ "$RDMA_TYPE" != wookie ] ||
+	pair rc-dm $t ibv_rc_pingpong "${pp[@]}" -s 4096 -n 100 -j
 pair rc-1M $t ibv_rc_pingpong "${pp[@]}" -s 1048576 -n 5 -r 10
 
 # UC: as RC, without acknowledgements.

@@ -9,6 +9,7 @@
 #define WOOKIE_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /*
  * Bumped on every incompatible change.  The kernel reports it as the uverbs
@@ -35,14 +36,33 @@ struct wookie_alloc_ucontext_req {
  * doorbell page, mapped read-only with length db_page_size.  caps holds
  * WOOKIE_CAP_* bits: what this kernel offers beyond its ABI version, so
  * that an addition needs no new version; a provider uses a feature only
- * if its bit is set and ignores bits it does not know.  No bit is
- * defined yet: the kernel sends 0.
+ * if its bit is set and ignores bits it does not know.
  */
 struct wookie_alloc_ucontext_resp {
 	__u32 abi_version;
 	__u32 db_page_size;
 	__aligned_u64 db_page_key;
 	__aligned_u64 caps;
+};
+
+/* Device memory: ibv_alloc_dm() answers with struct wookie_alloc_dm_resp. */
+#define WOOKIE_CAP_DM (1ULL << 0)
+
+/*
+ * Device memory.  ibv_alloc_dm() is an ioctl with no driver data of its
+ * own: the kernel answers in this driver attribute of
+ * UVERBS_METHOD_DM_ALLOC (ID namespace 1, as drivers' attributes are).
+ * The memory is mapped read-write, shared, at key with length map_size
+ * (length rounded up to pages).  Copies to and from it (memcpy_to_dm,
+ * memcpy_from_dm) take offsets and lengths that are multiples of
+ * WOOKIE_DM_ALIGN, inside the length asked for.
+ */
+#define WOOKIE_ATTR_ALLOC_DM_RESP (1U << UVERBS_ID_NS_SHIFT)
+#define WOOKIE_DM_ALIGN 4
+
+struct wookie_alloc_dm_resp {
+	__aligned_u64 key;
+	__aligned_u64 map_size;
 };
 
 /*

@@ -3,8 +3,9 @@
 // uverbs_probe DEVICE [hold]: exercises a wookie device through the distro's
 // libibverbs and the wookie provider, the way an application would, and
 // checks every answer: contexts, queries, PDs, a CQ, an MR and a QP, a verb
-// that must say EOPNOTSUPP (device memory), the mmap keys of the doorbell
-// page, and how an implicit ODP MR is registered.  Prints one line per
+// that must say EOPNOTSUPP (dma-buf MRs), device memory's limits and
+// errors, the mmap keys of the doorbell page, and how an implicit ODP MR
+// is registered.  Prints one line per
 // check and exits non-zero if any failed.  With "hold" it opens a context,
 // maps the doorbell page, allocates PDs, a CQ, an MR and a QP, prints
 // "holding" and sleeps, for tests that kill it.  (tests/vm/pyverbs/ covers every verb in depth.)
@@ -134,6 +135,79 @@ void check_pds(ibv_context *ctx)
 
 // The objects an application starts with: a CQ, an MR, an RC QP brought
 // to RTS on itself, and their destruction in the usual order.
+// Device memory: its limits and errors, as the verbs' callers see them.
+void check_dm(ibv_context *ctx)
+{
+	ibv_device_attr_ex dev = {};
+	ibv_alloc_dm_attr attr = {};
+	ibv_dm *dm[16] = {};
+	char buf[64] = "wookie device memory";
+	char back[64] = {};
+	ibv_pd *pd = ibv_alloc_pd(ctx);
+	int n = 0;
+
+	check(!ibv_query_device_ex(ctx, nullptr, &dev) &&
+	      dev.max_dm_size == 1 << 20, "max_dm_size 1 MiB");
+	attr.length = dev.max_dm_size + 1;
+	errno = 0;
+	check(!ibv_alloc_dm(ctx, &attr) && errno == EINVAL,
+	      "DM over max_dm_size: EINVAL");
+	attr.length = 100;
+	attr.comp_mask = 1;
+	errno = 0;
+	check(!ibv_alloc_dm(ctx, &attr) && errno == EINVAL,
+	      "DM with an unknown comp_mask: EINVAL");
+	attr.comp_mask = 0;
+	attr.log_align_req = 13;
+	errno = 0;
+	check(!ibv_alloc_dm(ctx, &attr) && errno == EINVAL,
+	      "DM aligned past a page: EINVAL");
+	attr.log_align_req = 6;
+	dm[0] = ibv_alloc_dm(ctx, &attr);
+	check(dm[0], "alloc_dm of 100 bytes");
+	if (!dm[0] || !pd) {
+		if (dm[0])
+			ibv_free_dm(dm[0]);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return;
+	}
+	check(!ibv_memcpy_to_dm(dm[0], 96, buf, 4) &&
+	      !ibv_memcpy_from_dm(back, dm[0], 96, 4) && !memcmp(buf, back, 4),
+	      "copy to and from DM");
+	check(ibv_memcpy_to_dm(dm[0], 2, buf, 4) == EINVAL &&
+	      ibv_memcpy_from_dm(back, dm[0], 0, 6) == EINVAL,
+	      "unaligned DM copies: EINVAL");
+	check(ibv_memcpy_to_dm(dm[0], 100, buf, 4) == EFAULT &&
+	      ibv_memcpy_from_dm(back, dm[0], 0, 104) == EFAULT,
+	      "DM copies past its length: EFAULT");
+	const unsigned int zb = IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE;
+	ibv_mr *mr = ibv_reg_dm_mr(pd, dm[0], 0, 0, zb);
+	check(mr, "MR of length 0 on DM");
+	errno = 0;
+	ibv_mr *bad = ibv_reg_dm_mr(pd, dm[0], 4, 100, zb);
+	check(!bad && errno == EINVAL, "MR past the DM's end: EINVAL");
+	errno = 0;
+	bad = ibv_reg_dm_mr(pd, dm[0], 4, 8, zb | IBV_ACCESS_REMOTE_WRITE |
+						   IBV_ACCESS_REMOTE_ATOMIC);
+	check(!bad && errno == EINVAL, "atomic MR at an unaligned offset: EINVAL");
+	check(ibv_free_dm(dm[0]) == EBUSY, "free DM with an MR on it: EBUSY");
+	if (mr)
+		check(!ibv_dereg_mr(mr), "dereg DM MR");
+	check(!ibv_free_dm(dm[0]), "free DM");
+	// A context holds 8 MiB of device memory at most.
+	attr.length = dev.max_dm_size;
+	attr.log_align_req = 0;
+	while (n < 16 && (dm[n] = ibv_alloc_dm(ctx, &attr)))
+		n++;
+	check(n == 8 && errno == ENOMEM,
+	      "8 DMs of max_dm_size per context, the 9th ENOMEM (" +
+		      std::to_string(n) + ")");
+	while (n--)
+		ibv_free_dm(dm[n]);
+	ibv_dealloc_pd(pd);
+}
+
 // The whole address space as one MR: only on demand, and only at iova 0
 // (pyverbs cannot ask for another iova).
 void implicit_odp(ibv_pd *pd)
@@ -262,11 +336,20 @@ int main(int argc, char **argv)
 	check_mmap(ctx);
 
 	check_objects(ctx);
-	check_unsupported("alloc_dm", [&] {
-		ibv_alloc_dm_attr attr = {};
+	check_dm(ctx);
+	check_unsupported("reg_dmabuf_mr", [&] {
+		ibv_pd *pd = ibv_alloc_pd(ctx);
+		ibv_mr *mr = pd ? ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1,
+						    IBV_ACCESS_LOCAL_WRITE)
+				: nullptr;
+		int err = errno;
 
-		attr.length = 4096;
-		return !ibv_alloc_dm(ctx, &attr);
+		if (mr)
+			ibv_dereg_mr(mr);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		errno = err;
+		return !mr;
 	});
 
 	if (ctx2)

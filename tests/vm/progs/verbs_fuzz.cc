@@ -277,7 +277,7 @@ const char *const kVerbName[] = {
 	"ibv_post_recv",	"ibv_create_ah",
 	"ibv_destroy_ah",	"ibv_attach_mcast",
 	"ibv_detach_mcast",	"doorbell (empty post command)",
-	"unsupported verbs (td, dm)",
+	"thread and device-memory verbs",
 };
 static_assert(sizeof(kVerbName) / sizeof(kVerbName[0]) == V_COUNT,
 	      "a name for every verb");
@@ -3383,17 +3383,65 @@ struct Worker {
 				ibv_dealloc_td(td);
 			break;
 		}
-		default: {
-			ibv_alloc_dm_attr a{};
-
-			a.length = rng.below(1 << 20);
-			ibv_dm *dm = ibv_alloc_dm(ctx, &a);
-			note(V_UNSUPPORTED, dm ? 0 : errno);
-			if (dm)
-				ibv_free_dm(dm);
+		default:
+			device_memory();
 			break;
 		}
+	}
+
+	// Device memory: odd sizes, alignments and masks; copies and MRs
+	// with odd offsets, lengths and access; each copy's answer checked.
+	void device_memory()
+	{
+		ibv_alloc_dm_attr a{};
+		Pd *p = rng.pick(pds);
+
+		a.length = rng.pct(10) ? rng.next() : rng.below(1 << 21);
+		a.log_align_req = rng.pct(80) ? (uint32_t)rng.below(8) : rng.u32();
+		a.comp_mask = rng.pct(90) ? 0 : rng.u32();
+		ibv_dm *dm = ibv_alloc_dm(ctx, &a);
+		note(V_UNSUPPORTED, dm ? 0 : errno);
+		if (!dm)
+			return;
+		static char data[8192];
+		for (int i = 0; i < 4; i++) {
+			uint64_t off = rng.pct(70) ? rng.below(a.length + 8)
+						   : rng.next();
+			size_t len = rng.below(sizeof(data));
+			bool good = !(off % 4) && !(len % 4) && off <= a.length &&
+				    len <= a.length - off;
+			int rc = rng.pct(50) ? ibv_memcpy_to_dm(dm, off, data, len)
+					     : ibv_memcpy_from_dm(data, dm, off, len);
+			if (!rc != good)
+				fail("DM copy of %zu bytes at %llu of %zu: %d",
+				     len, (unsigned long long)off,
+				     (size_t)a.length, rc);
 		}
+		ibv_mr *mr = nullptr;
+		if (p) {
+			uint64_t off = rng.below(a.length + 16);
+			uint64_t len = rng.pct(80) ? rng.below(a.length + 16)
+						   : rng.next();
+			int access = IBV_ACCESS_ZERO_BASED | access_flags();
+
+			if (rng.pct(10))
+				access &= ~IBV_ACCESS_ZERO_BASED;
+			mr = ibv_reg_dm_mr(p->pd, dm, off, len, access);
+			note(V_UNSUPPORTED, mr ? 0 : errno);
+			if (mr && (off > a.length || len > a.length - off))
+				fail("DM MR of %llu at %llu of a %zu-byte DM",
+				     (unsigned long long)len,
+				     (unsigned long long)off, (size_t)a.length);
+		}
+		if (mr && rng.pct(50)) {
+			errno = 0;
+			if (ibv_free_dm(dm) != EBUSY)
+				fail("DM freed with an MR on it");
+		}
+		if (mr && ibv_dereg_mr(mr))
+			fail("dereg of a DM MR failed");
+		if (ibv_free_dm(dm))
+			fail("ibv_free_dm failed");
 	}
 
 	// --- scribbling --------------------------------------------------------------

@@ -3,11 +3,12 @@
 """hold.py DEV [GID]: for tests that kill -9 a verbs user.
 
 Creates one of every object kind on DEV (two contexts, PDs, MRs, bound
-type 1 and type 2 MWs, CQs with a completion channel armed, RC, UC and UD
-QPs, an SRQ with receives, an AH), leaves work in flight (receives
-posted, sends retrying to a QP that never answers), then keeps RDMA
-writes and reads going between two RC QPs, prints "holding" once it has
-completed some, and runs until killed.
+type 1 and type 2 MWs, device memory with an MR on it, CQs with a
+completion channel armed, RC, UC and UD QPs, an SRQ with receives, an AH),
+leaves work in flight (receives posted, sends retrying to a QP that never
+answers), then keeps RDMA writes and reads going between two RC QPs (and
+writes into the device memory), prints "holding" once it has completed
+some, and runs until killed.
 """
 
 import sys
@@ -16,8 +17,8 @@ import time
 
 import pyverbs.enums as e
 from pyverbs.cq import CompChannel
-from pyverbs.device import Context
-from pyverbs.mr import MR, MW, MWBind, MWBindInfo
+from pyverbs.device import DM, AllocDmAttr, Context
+from pyverbs.mr import DMMR, MR, MW, MWBind, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.qp import QPCap
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
@@ -98,10 +99,19 @@ def main():
     bring_up(h, srx, a.qpn, to='RTR')
     keep += [srq, sm, srx]
 
+    dmmr = None
+    if h.ctx.query_device_ex().max_dm_size >= 65536:
+        dm = DM(h.ctx, AllocDmAttr(length=65536))
+        dmmr = DMMR(b.pd, 65536, e.IBV_ACCESS_ZERO_BASED | ACCESS, dm, 0)
+        keep += [dm, dmmr]
+
     done = [0]
 
     def traffic():
         while True:
+            if dmmr:
+                h.send(a.qp, src, 65536, e.IBV_WR_RDMA_WRITE,
+                       rkey=dmmr.rkey, raddr=0, flags=0)
             h.send(a.qp, src, 65536, e.IBV_WR_RDMA_WRITE, rkey=dst.rkey,
                    raddr=dst.buf + 65536)
             h.send(a.qp, src, 65536, e.IBV_WR_RDMA_READ, rkey=dst.rkey,

@@ -10,12 +10,13 @@
       the tests that fail or err in one of those results (the baseline a
       comparison needs, and nothing it cannot use).
 
-  rdma_core_suite.py compare BASE.json SUBJECT.json [--table FILE]
+  rdma_core_suite.py compare BASE.json SUBJECT.json [--table FILE] [--strict]
       Prints (and writes to FILE) a per-module table of both runs' counts,
       the tests that fail or err on SUBJECT but pass on BASE, the other
       failures, the tests SUBJECT skips but BASE passes, and SUBJECT's
-      skips outside vendor-only modules with their reasons.  Exits 1 if SUBJECT regressed against BASE or has no
-      results.
+      skips outside vendor-only modules with their reasons.  Exits 1 if
+      SUBJECT regressed against BASE (with --strict: if any test fails or
+      errs on SUBJECT) or has no results.
 """
 
 import argparse
@@ -179,7 +180,7 @@ def compare(args):
     if args.table:
         with open(args.table, 'w') as f:
             f.write(text)
-    return 1 if regress else 0
+    return 1 if regress or (args.strict and both) else 0
 
 
 def main():
@@ -197,6 +198,7 @@ def main():
     c.add_argument('--base-name')
     c.add_argument('--subject-name')
     c.add_argument('--table')
+    c.add_argument('--strict', action='store_true')
     args = ap.parse_args()
     return run(args) if args.cmd == 'run' else compare(args)
 

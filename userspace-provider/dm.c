@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * wookie: device memory.  The kernel allocates it and answers with an
+ * mmap key (struct wookie_alloc_dm_resp, a driver attribute of the
+ * DM_ALLOC ioctl); it is mapped here, and ibv_memcpy_to_dm() and
+ * ibv_memcpy_from_dm() copy with no system call.  Offsets and lengths of
+ * copies are multiples of WOOKIE_DM_ALIGN inside the length asked for,
+ * as on the NICs applications are written for.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <infiniband/cmd_ioctl.h>
+
+#include "wookie.h"
+
+struct wookie_dm {
+	struct verbs_dm vdm;
+	void *addr;
+	size_t map_size;
+	uint64_t length;
+};
+
+static struct wookie_dm *to_wdm(struct ibv_dm *ibdm)
+{
+	return container_of(ibdm, struct wookie_dm, vdm.dm);
+}
+
+static int wookie_dm_check(struct wookie_dm *dm, uint64_t offset,
+			   size_t length)
+{
+	if (offset % WOOKIE_DM_ALIGN || length % WOOKIE_DM_ALIGN)
+		return EINVAL;
+	if (offset > dm->length || length > dm->length - offset)
+		return EFAULT;
+	return 0;
+}
+
+static int wookie_memcpy_to_dm(struct ibv_dm *ibdm, uint64_t dm_offset,
+			       const void *host_addr, size_t length)
+{
+	struct wookie_dm *dm = to_wdm(ibdm);
+	int ret = wookie_dm_check(dm, dm_offset, length);
+
+	if (!ret)
+		memcpy((char *)dm->addr + dm_offset, host_addr, length);
+	return ret;
+}
+
+static int wookie_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
+				 uint64_t dm_offset, size_t length)
+{
+	struct wookie_dm *dm = to_wdm(ibdm);
+	int ret = wookie_dm_check(dm, dm_offset, length);
+
+	if (!ret)
+		memcpy(host_addr, (char *)dm->addr + dm_offset, length);
+	return ret;
+}
+
+struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
+			       struct ibv_alloc_dm_attr *attr)
+{
+	DECLARE_COMMAND_BUFFER(cmdb, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC,
+			       1);
+	struct wookie_alloc_dm_resp resp = {};
+	struct wookie_dm *dm;
+	void *addr;
+	int ret;
+
+	if (!(to_wctx(ibctx)->caps & WOOKIE_CAP_DM)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fill_attr_out(cmdb, WOOKIE_ATTR_ALLOC_DM_RESP, &resp, sizeof(resp));
+	ret = ibv_cmd_alloc_dm(ibctx, attr, &dm->vdm, cmdb);
+	if (ret) {
+		free(dm);
+		errno = ret;
+		return NULL;
+	}
+	if (resp.map_size < attr->length) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "device memory of %zu bytes mapped in %llu\n",
+			  attr->length, (unsigned long long)resp.map_size);
+		ret = EPROTO;
+		goto err_free;
+	}
+	addr = mmap(NULL, resp.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, resp.key);
+	if (addr == MAP_FAILED) {
+		ret = errno;
+		goto err_free;
+	}
+	dm->addr = addr;
+	dm->map_size = resp.map_size;
+	dm->length = attr->length;
+	dm->vdm.dm.memcpy_to_dm = wookie_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = wookie_memcpy_from_dm;
+	return &dm->vdm.dm;
+
+err_free:
+	ibv_cmd_free_dm(&dm->vdm);
+	free(dm);
+	errno = ret;
+	return NULL;
+}
+
+int wookie_free_dm(struct ibv_dm *ibdm)
+{
+	struct wookie_dm *dm = to_wdm(ibdm);
+	int ret;
+
+	/* EBUSY while an MR is on it: then it stays mapped and usable. */
+	ret = ibv_cmd_free_dm(&dm->vdm);
+	if (ret)
+		return ret;
+	munmap(dm->addr, dm->map_size);
+	free(dm);
+	return 0;
+}
+
+struct ibv_mr *wookie_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+				uint64_t dm_offset, size_t length,
+				unsigned int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_dm_mr(pd, &to_wdm(ibdm)->vdm, dm_offset, length,
+				access, vmr, NULL);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	wookie_pd_use(pd, 1);
+	return &vmr->ibv_mr;
+}
