@@ -1087,6 +1087,9 @@ void wookie_port_event(struct wookie_dev *wdev, int new_state);
 /* wookie_verbs.c: command-channel verbs */
 int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void wookie_dealloc_ucontext(struct ib_ucontext *ibuc);
+int wookie_query_ucontext(struct ib_ucontext *ibuc,
+			  struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition wookie_ucontext_defs[];
 void wookie_disassociate_ucontext(struct ib_ucontext *ibuc);
 int wookie_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wookie_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -1231,7 +1234,7 @@ int wookie_dm_get(struct ib_dm *ibdm, u64 offset, u64 length,
 		  struct page ***pagesp, unsigned int *num_pagesp,
 		  struct rdma_user_mmap_entry **entryp);
 void wookie_dm_put(struct rdma_user_mmap_entry *entry);
-extern const struct uapi_definition wookie_uapi_defs[];
+extern const struct uapi_definition wookie_dm_defs[];
 /*
  * Find the memory behind @key for @len bytes at @va, used as @use by a
  * QP of @pd (@qp_num: type 2 windows).  Returns the MR with a reference

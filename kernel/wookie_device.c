@@ -275,6 +275,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.query_port = wookie_query_port,
 	.query_qp = wookie_query_qp,
 	.query_srq = wookie_query_srq,
+	.query_ucontext = wookie_query_ucontext,
 	.reg_dm_mr = wookie_reg_dm_mr,
 	.reg_user_mr = wookie_reg_user_mr,
 	.req_notify_cq = wookie_req_notify_cq,
@@ -289,6 +290,13 @@ static const struct ib_device_ops wookie_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, wookie_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wookie_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, wookie_xrcd, ibxrcd),
+};
+
+/* Driver attributes and methods: device memory's mmap key, import. */
+static const struct uapi_definition wookie_uapi_defs[] = {
+	UAPI_DEF_CHAIN(wookie_ucontext_defs),
+	UAPI_DEF_CHAIN(wookie_dm_defs),
+	{},
 };
 
 struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
@@ -335,7 +343,6 @@ struct wookie_dev *wookie_device_alloc(struct net_device *ndev)
 	strscpy(wdev->ibdev.node_desc, WOOKIE_DRV_NAME,
 		sizeof(wdev->ibdev.node_desc));
 	ib_set_device_ops(&wdev->ibdev, &wookie_dev_ops);
-	/* The driver attribute that answers ibv_alloc_dm() (wookie_dm.c). */
 	wdev->ibdev.driver_def = wookie_uapi_defs;
 
 	/*

@@ -8,7 +8,9 @@
  * keep the entry, hence the memory, until they are deregistered.
  *
  * ib_core's DM_ALLOC carries no driver data: the mmap key goes back in
- * the driver attribute WOOKIE_ATTR_ALLOC_DM_RESP.
+ * the driver attribute WOOKIE_ATTR_ALLOC_DM_RESP.  A process that shares
+ * the uverbs file (ibv_import_dm()) asks for it again with the driver
+ * method WOOKIE_METHOD_DM_QUERY.
  */
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
@@ -133,6 +135,35 @@ void wookie_dm_put(struct rdma_user_mmap_entry *entry)
 	rdma_user_mmap_entry_put(entry);
 }
 
+static int UVERBS_HANDLER(WOOKIE_METHOD_DM_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_dm *ibdm = uverbs_attr_get_obj(attrs,
+						 WOOKIE_ATTR_QUERY_DM_HANDLE);
+	struct wookie_query_dm_resp resp = {};
+	struct wookie_dm *dm;
+
+	if (IS_ERR(ibdm))
+		return PTR_ERR(ibdm);
+	dm = to_wookie_dm(ibdm);
+	resp.key = rdma_user_mmap_get_offset(dm->entry);
+	resp.map_size = dm->size;
+	resp.length = dm->length;
+	return uverbs_copy_to_struct_or_zero(attrs, WOOKIE_ATTR_QUERY_DM_RESP,
+					     &resp, sizeof(resp));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(WOOKIE_METHOD_DM_QUERY,
+			    UVERBS_ATTR_IDR(WOOKIE_ATTR_QUERY_DM_HANDLE,
+					    UVERBS_OBJECT_DM,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(WOOKIE_ATTR_QUERY_DM_RESP,
+						UVERBS_ATTR_STRUCT(struct wookie_query_dm_resp,
+								   length),
+						UA_MANDATORY));
+
+DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_DM,
+			      &UVERBS_METHOD(WOOKIE_METHOD_DM_QUERY));
+
 ADD_UVERBS_ATTRIBUTES_SIMPLE(wookie_dm_alloc, UVERBS_OBJECT_DM,
 			     UVERBS_METHOD_DM_ALLOC,
 			     UVERBS_ATTR_PTR_OUT(WOOKIE_ATTR_ALLOC_DM_RESP,
@@ -140,7 +171,8 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(wookie_dm_alloc, UVERBS_OBJECT_DM,
 								    map_size),
 						 UA_MANDATORY));
 
-const struct uapi_definition wookie_uapi_defs[] = {
+const struct uapi_definition wookie_dm_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &wookie_dm_alloc),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_DM),
 	{},
 };

@@ -6,6 +6,10 @@
  */
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#define UVERBS_MODULE_NAME wookie_ib
+#include <rdma/uverbs_named_ioctl.h>
 
 #include "wookie.h"
 
@@ -26,6 +30,16 @@ static void wookie_ucontext_drop_task(struct ib_ucontext *ibuc)
 		ibuc->res.task = NULL;
 		put_task_struct(task);
 	}
+}
+
+/* What a context's provider learns of it, at creation or on import. */
+static void wookie_ucontext_resp(struct wookie_ucontext *uc,
+				 struct wookie_alloc_ucontext_resp *resp)
+{
+	resp->abi_version = WOOKIE_ABI_VERSION;
+	resp->db_page_size = PAGE_SIZE;
+	resp->db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
+	resp->caps = WOOKIE_CAP_DM;
 }
 
 static int wookie_init_ucontext(struct ib_ucontext *ibuc,
@@ -67,10 +81,7 @@ static int wookie_init_ucontext(struct ib_ucontext *ibuc,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	resp.abi_version = WOOKIE_ABI_VERSION;
-	resp.db_page_size = PAGE_SIZE;
-	resp.db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
-	resp.caps = WOOKIE_CAP_DM;
+	wookie_ucontext_resp(uc, &resp);
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_entry;
@@ -91,6 +102,49 @@ int wookie_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		wookie_ucontext_drop_task(ibuc);
 	return err;
 }
+
+/* ibv_import_device(): the context's answer again, for a new provider. */
+int wookie_query_ucontext(struct ib_ucontext *ibuc,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct wookie_alloc_ucontext_resp resp = {};
+
+	wookie_ucontext_resp(to_wookie_uc(ibuc), &resp);
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     WOOKIE_ATTR_QUERY_CONTEXT_RESP,
+					     &resp, sizeof(resp));
+}
+
+#define WOOKIE_UCTX_RESP \
+	UVERBS_ATTR_STRUCT(struct wookie_alloc_ucontext_resp, caps)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(wookie_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(WOOKIE_ATTR_QUERY_CONTEXT_RESP,
+						 WOOKIE_UCTX_RESP, UA_MANDATORY));
+
+/* ibv_import_pd(): ib_core looks the handle up; nothing more to say. */
+static int UVERBS_HANDLER(WOOKIE_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *pd = uverbs_attr_get_obj(attrs,
+					       WOOKIE_ATTR_QUERY_PD_HANDLE);
+
+	return PTR_ERR_OR_ZERO(pd);
+}
+
+DECLARE_UVERBS_NAMED_METHOD(WOOKIE_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(WOOKIE_ATTR_QUERY_PD_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ, UA_MANDATORY));
+
+DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_PD,
+			      &UVERBS_METHOD(WOOKIE_METHOD_PD_QUERY));
+
+const struct uapi_definition wookie_ucontext_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &wookie_query_context),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_PD),
+	{},
+};
 
 void wookie_dealloc_ucontext(struct ib_ucontext *ibuc)
 {

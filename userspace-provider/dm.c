@@ -60,6 +60,36 @@ static int wookie_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 	return ret;
 }
 
+/* A DM's record, if the kernel offers device memory. */
+static struct wookie_dm *wookie_dm_new(struct ibv_context *ibctx)
+{
+	struct wookie_dm *dm;
+
+	if (!(to_wctx(ibctx)->caps & WOOKIE_CAP_DM)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		errno = ENOMEM;
+	return dm;
+}
+
+static void wookie_dm_set(struct wookie_dm *dm, struct ibv_context *ibctx,
+			  uint32_t handle, void *addr, size_t map_size,
+			  uint64_t length)
+{
+	dm->addr = addr;
+	dm->map_size = map_size;
+	dm->length = length;
+	dm->vdm.handle = handle;
+	dm->vdm.dm.handle = handle;
+	dm->vdm.dm.comp_mask = IBV_DM_MASK_HANDLE;
+	dm->vdm.dm.context = ibctx;
+	dm->vdm.dm.memcpy_to_dm = wookie_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = wookie_memcpy_from_dm;
+}
+
 struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 			       struct ibv_alloc_dm_attr *attr)
 {
@@ -70,19 +100,13 @@ struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 	void *addr;
 	int ret;
 
-	if (!(to_wctx(ibctx)->caps & WOOKIE_CAP_DM)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	if (attr->comp_mask) {
 		errno = EINVAL;
 		return NULL;
 	}
-	dm = calloc(1, sizeof(*dm));
-	if (!dm) {
-		errno = ENOMEM;
+	dm = wookie_dm_new(ibctx);
+	if (!dm)
 		return NULL;
-	}
 	fill_attr_out(cmdb, WOOKIE_ATTR_ALLOC_DM_RESP, &resp, sizeof(resp));
 	ret = ibv_cmd_alloc_dm(ibctx, attr, &dm->vdm, cmdb);
 	if (ret) {
@@ -103,11 +127,8 @@ struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 		ret = errno;
 		goto err_free;
 	}
-	dm->addr = addr;
-	dm->map_size = resp.map_size;
-	dm->length = attr->length;
-	dm->vdm.dm.memcpy_to_dm = wookie_memcpy_to_dm;
-	dm->vdm.dm.memcpy_from_dm = wookie_memcpy_from_dm;
+	wookie_dm_set(dm, ibctx, dm->vdm.handle, addr, resp.map_size,
+		      attr->length);
 	return &dm->vdm.dm;
 
 err_free:
@@ -115,6 +136,50 @@ err_free:
 	free(dm);
 	errno = ret;
 	return NULL;
+}
+
+/* A DM another context's owner shares through the uverbs file. */
+struct ibv_dm *wookie_import_dm(struct ibv_context *ibctx, uint32_t handle)
+{
+	DECLARE_COMMAND_BUFFER(cmdb, UVERBS_OBJECT_DM, WOOKIE_METHOD_DM_QUERY,
+			       2);
+	struct wookie_query_dm_resp resp = {};
+	struct wookie_dm *dm;
+	void *addr;
+	int ret;
+
+	dm = wookie_dm_new(ibctx);
+	if (!dm)
+		return NULL;
+	fill_attr_in_obj(cmdb, WOOKIE_ATTR_QUERY_DM_HANDLE, handle);
+	fill_attr_out(cmdb, WOOKIE_ATTR_QUERY_DM_RESP, &resp, sizeof(resp));
+	ret = execute_ioctl(ibctx, cmdb);
+	if (!ret && resp.map_size < resp.length)
+		ret = EPROTO;
+	if (ret)
+		goto err_free;
+	addr = mmap(NULL, resp.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, resp.key);
+	if (addr == MAP_FAILED) {
+		ret = errno;
+		goto err_free;
+	}
+	wookie_dm_set(dm, ibctx, handle, addr, resp.map_size, resp.length);
+	return &dm->vdm.dm;
+
+err_free:
+	free(dm);
+	errno = ret;
+	return NULL;
+}
+
+/* Only this process's mapping and record go: the DM stays the kernel's. */
+void wookie_unimport_dm(struct ibv_dm *ibdm)
+{
+	struct wookie_dm *dm = to_wdm(ibdm);
+
+	munmap(dm->addr, dm->map_size);
+	free(dm);
 }
 
 int wookie_free_dm(struct ibv_dm *ibdm)

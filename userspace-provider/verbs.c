@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <infiniband/cmd_ioctl.h>
+
 #include "wookie.h"
 
 /*
@@ -78,6 +80,37 @@ struct ibv_pd *wookie_alloc_pd(struct ibv_context *ibctx)
 		return NULL;
 	}
 	return &pd->ibv_pd;
+}
+
+/* A PD another context's owner shares through the uverbs file. */
+struct ibv_pd *wookie_import_pd(struct ibv_context *ibctx, uint32_t handle)
+{
+	DECLARE_COMMAND_BUFFER(cmdb, UVERBS_OBJECT_PD, WOOKIE_METHOD_PD_QUERY,
+			       1);
+	struct wookie_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fill_attr_in_obj(cmdb, WOOKIE_ATTR_QUERY_PD_HANDLE, handle);
+	ret = execute_ioctl(ibctx, cmdb);
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	pd->ibv_pd.context = ibctx;
+	pd->ibv_pd.handle = handle;
+	return &pd->ibv_pd;
+}
+
+/* Only this process's record goes: the PD stays the kernel's. */
+void wookie_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_wpd(ibpd));
 }
 
 int wookie_dealloc_pd(struct ibv_pd *ibpd)
@@ -236,6 +269,32 @@ int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
 {
 	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
+struct ibv_mr *wookie_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_query_mr(pd, vmr, handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	wookie_pd_use(pd, 1);
+	return &vmr->ibv_mr;
+}
+
+void wookie_unimport_mr(struct ibv_mr *mr)
+{
+	wookie_pd_use(mr->pd, -1);
+	free(verbs_get_mr(mr));
 }
 
 int wookie_dereg_mr(struct verbs_mr *vmr)

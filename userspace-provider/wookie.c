@@ -14,6 +14,8 @@
 #include <time.h>
 #include <sys/mman.h>
 
+#include <infiniband/cmd_ioctl.h>
+
 #include "wookie.h"
 
 static int wookie_query_device_ex(struct ibv_context *ibctx,
@@ -108,6 +110,9 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.free_context = wookie_free_context,
 	.free_dm = wookie_free_dm,
 	.get_srq_num = wookie_get_srq_num,
+	.import_dm = wookie_import_dm,
+	.import_mr = wookie_import_mr,
+	.import_pd = wookie_import_pd,
 	.modify_qp = wookie_modify_qp,
 	.modify_srq = wookie_modify_srq,
 	.open_qp = wookie_open_qp,
@@ -126,7 +131,61 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.req_notify_cq = wookie_req_notify_cq,
 	.rereg_mr = wookie_rereg_mr,
 	.resize_cq = wookie_resize_cq,
+	.unimport_dm = wookie_unimport_dm,
+	.unimport_mr = wookie_unimport_mr,
+	.unimport_pd = wookie_unimport_pd,
 };
+
+/* Check the kernel's answer, map the doorbell page, set the ops. */
+static int wookie_context_setup(struct wookie_context *ctx,
+				const struct wookie_alloc_ucontext_resp *resp)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	void *db_page;
+
+	if (resp->abi_version != WOOKIE_ABI_VERSION) {
+		fprintf(stderr,
+			"wookie: device %s answered with ABI %u, this provider ABI %u; install the matching module and provider\n",
+			ibctx->device->name, resp->abi_version,
+			WOOKIE_ABI_VERSION);
+		errno = EPROTO;
+		return -1;
+	}
+	if (resp->db_page_size < sizeof(struct wookie_db_page)) {
+		verbs_err(&ctx->ibv_ctx, "doorbell page too small (%u bytes)\n",
+			  resp->db_page_size);
+		errno = EPROTO;
+		return -1;
+	}
+	db_page = mmap(NULL, resp->db_page_size, PROT_READ, MAP_SHARED,
+		       ibctx->cmd_fd, resp->db_page_key);
+	if (db_page == MAP_FAILED) {
+		verbs_err(&ctx->ibv_ctx, "cannot map the doorbell page: %m\n");
+		return -1;
+	}
+	ctx->db_page = db_page;
+	ctx->db_page_size = resp->db_page_size;
+	ctx->caps = resp->caps;
+	verbs_set_ops(&ctx->ibv_ctx, &wookie_ctx_ops);
+	return 0;
+}
+
+/*
+ * The end of creating or importing a context: @ret is the command's.  On
+ * failure cmd_fd is closed (the kernel then releases a new ucontext).
+ */
+static struct verbs_context *
+wookie_context_done(struct wookie_context *ctx, int ret,
+		    const struct wookie_alloc_ucontext_resp *resp)
+{
+	if (ret)
+		errno = ret;
+	else if (!wookie_context_setup(ctx, resp))
+		return &ctx->ibv_ctx;
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
 
 static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,
 						  int cmd_fd,
@@ -136,7 +195,6 @@ static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,
 	struct wookie_get_context_resp resp = {};
 	struct wookie_get_context cmd = {};
 	struct wookie_context *ctx;
-	void *db_page;
 	int ret;
 
 	/* On failure this closes cmd_fd, which is ours from here on. */
@@ -148,45 +206,30 @@ static struct verbs_context *wookie_alloc_context(struct ibv_device *ibdev,
 	cmd.drv_payload.abi_version = WOOKIE_ABI_VERSION;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		errno = ret;
-		goto err_ctx;
-	}
+	return wookie_context_done(ctx, ret, &resp.drv_payload);
+}
 
-	if (resp.drv_payload.abi_version != WOOKIE_ABI_VERSION) {
-		fprintf(stderr,
-			"wookie: device %s answered with ABI %u, this provider ABI %u; install the matching module and provider\n",
-			ibdev->name, resp.drv_payload.abi_version,
-			WOOKIE_ABI_VERSION);
-		errno = EPROTO;
-		goto err_ctx;
-	}
+/*
+ * ibv_import_device(): a context over a uverbs file another process (or
+ * this one) opened, the kernel's context shared; its doorbell page is
+ * mapped again here.  On failure cmd_fd is closed, as by alloc_context.
+ */
+static struct verbs_context *wookie_import_context(struct ibv_device *ibdev,
+						   int cmd_fd)
+{
+	DECLARE_COMMAND_BUFFER_LINK(driver_attr, UVERBS_OBJECT_DEVICE,
+				    UVERBS_METHOD_QUERY_CONTEXT, 1, NULL);
+	struct wookie_alloc_ucontext_resp resp = {};
+	struct wookie_context *ctx;
+	int ret;
 
-	if (resp.drv_payload.db_page_size < sizeof(struct wookie_db_page)) {
-		verbs_err(&ctx->ibv_ctx, "doorbell page too small (%u bytes)\n",
-			  resp.drv_payload.db_page_size);
-		errno = EPROTO;
-		goto err_ctx;
-	}
-
-	db_page = mmap(NULL, resp.drv_payload.db_page_size, PROT_READ,
-		       MAP_SHARED, cmd_fd, resp.drv_payload.db_page_key);
-	if (db_page == MAP_FAILED) {
-		verbs_err(&ctx->ibv_ctx, "cannot map the doorbell page: %m\n");
-		goto err_ctx;
-	}
-	ctx->db_page = db_page;
-	ctx->db_page_size = resp.drv_payload.db_page_size;
-	ctx->caps = resp.drv_payload.caps;
-
-	verbs_set_ops(&ctx->ibv_ctx, &wookie_ctx_ops);
-	return &ctx->ibv_ctx;
-
-err_ctx:
-	/* Closes cmd_fd: the kernel then releases the ucontext. */
-	verbs_uninit_context(&ctx->ibv_ctx);
-	free(ctx);
-	return NULL;
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	fill_attr_out_ptr(driver_attr, WOOKIE_ATTR_QUERY_CONTEXT_RESP, &resp);
+	ret = ibv_cmd_query_context(&ctx->ibv_ctx.context, driver_attr);
+	return wookie_context_done(ctx, ret, &resp);
 }
 
 /*
@@ -276,6 +319,7 @@ static const struct verbs_device_ops wookie_dev_ops = {
 	.alloc_device = wookie_alloc_device,
 	.uninit_device = wookie_uninit_device,
 	.alloc_context = wookie_alloc_context,
+	.import_context = wookie_import_context,
 };
 
 PROVIDER_DRIVER(wookie, wookie_dev_ops);

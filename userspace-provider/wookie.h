@@ -300,6 +300,12 @@ int wookie_dereg_mr(struct verbs_mr *vmr);
 struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 			       struct ibv_alloc_dm_attr *attr);
 int wookie_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *wookie_import_dm(struct ibv_context *ibctx, uint32_t handle);
+void wookie_unimport_dm(struct ibv_dm *ibdm);
+struct ibv_pd *wookie_import_pd(struct ibv_context *ibctx, uint32_t handle);
+void wookie_unimport_pd(struct ibv_pd *ibpd);
+struct ibv_mr *wookie_import_mr(struct ibv_pd *pd, uint32_t handle);
+void wookie_unimport_mr(struct ibv_mr *mr);
 struct ibv_mr *wookie_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 				uint64_t dm_offset, size_t length,
 				unsigned int access);

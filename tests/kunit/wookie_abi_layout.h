@@ -82,6 +82,10 @@ static const struct wookie_abi_field wookie_abi_fields[] = {
 	WOOKIE_ABI_FIELD(wookie_alloc_dm_resp, 0, 8, key),
 	WOOKIE_ABI_FIELD(wookie_alloc_dm_resp, 8, 8, map_size),
 
+	WOOKIE_ABI_FIELD(wookie_query_dm_resp, 0, 8, key),
+	WOOKIE_ABI_FIELD(wookie_query_dm_resp, 8, 8, map_size),
+	WOOKIE_ABI_FIELD(wookie_query_dm_resp, 16, 8, length),
+
 	WOOKIE_ABI_FIELD(wookie_db_page, 0, 4, flags),
 	WOOKIE_ABI_FIELD(wookie_db_page, 4, 60, reserved),
 
@@ -230,6 +234,7 @@ static const struct wookie_abi_struct wookie_abi_structs[] = {
 	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_req, 8, 4),
 	WOOKIE_ABI_STRUCT(wookie_alloc_ucontext_resp, 24, 8),
 	WOOKIE_ABI_STRUCT(wookie_alloc_dm_resp, 16, 8),
+	WOOKIE_ABI_STRUCT(wookie_query_dm_resp, 24, 8),
 	WOOKIE_ABI_STRUCT(wookie_db_page, 64, 4),
 	WOOKIE_ABI_STRUCT(wookie_ring_hdr, 256, 4),
 	WOOKIE_ABI_STRUCT(wookie_sge, 16, 8),

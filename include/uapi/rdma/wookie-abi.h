@@ -49,6 +49,13 @@ struct wookie_alloc_ucontext_resp {
 #define WOOKIE_CAP_DM (1ULL << 0)
 
 /*
+ * ibv_import_device(): UVERBS_METHOD_QUERY_CONTEXT answers in this driver
+ * attribute with the context's struct wookie_alloc_ucontext_resp, so that
+ * a process given the uverbs file maps the same doorbell page.
+ */
+#define WOOKIE_ATTR_QUERY_CONTEXT_RESP (1U << UVERBS_ID_NS_SHIFT)
+
+/*
  * Device memory.  ibv_alloc_dm() is an ioctl with no driver data of its
  * own: the kernel answers in this driver attribute of
  * UVERBS_METHOD_DM_ALLOC (ID namespace 1, as drivers' attributes are).
@@ -63,6 +70,39 @@ struct wookie_alloc_ucontext_resp {
 struct wookie_alloc_dm_resp {
 	__aligned_u64 key;
 	__aligned_u64 map_size;
+};
+
+/*
+ * ibv_import_dm(): the driver method WOOKIE_METHOD_DM_QUERY on a DM's
+ * handle (WOOKIE_ATTR_QUERY_DM_HANDLE) answers with its mapping and the
+ * length it was allocated with.
+ */
+/*
+ * ibv_import_pd(): the driver method WOOKIE_METHOD_PD_QUERY checks that
+ * the handle (WOOKIE_ATTR_QUERY_PD_HANDLE) names a PD of the context; a
+ * PD has nothing else to tell.
+ */
+enum wookie_pd_methods {
+	WOOKIE_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum wookie_pd_query_attrs {
+	WOOKIE_ATTR_QUERY_PD_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum wookie_dm_methods {
+	WOOKIE_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum wookie_dm_query_attrs {
+	WOOKIE_ATTR_QUERY_DM_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	WOOKIE_ATTR_QUERY_DM_RESP,
+};
+
+struct wookie_query_dm_resp {
+	__aligned_u64 key;
+	__aligned_u64 map_size;
+	__aligned_u64 length;
 };
 
 /*

@@ -122,8 +122,9 @@ class End:
     """One end of a connection: PD, CQ(s), a QP and its buffers."""
 
     def __init__(self, test, qp_type=e.IBV_QPT_RC, cap=None, pd=None,
-                 cq_depth=256, srq=None, channel=None, sq_sig_all=0):
-        ctx = test.ctx
+                 cq_depth=256, srq=None, channel=None, sq_sig_all=0,
+                 ctx=None):
+        ctx = ctx or test.ctx
         self.test = test
         self.qp_type = qp_type
         self.pd = pd or PD(ctx)
