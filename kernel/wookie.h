@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/iosys-map.h>
 #include <linux/if_ether.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
@@ -348,6 +349,8 @@ enum wookie_mr_kind {
 	WOOKIE_MR_ODP,
 	/* reg_dm_mr: device memory's pages, kept by its mmap entry. */
 	WOOKIE_MR_DM,
+	/* reg_user_mr_dmabuf: a dma-buf mapped into the kernel, page_addrs. */
+	WOOKIE_MR_DMABUF,
 };
 
 enum wookie_key_state {
@@ -375,9 +378,12 @@ struct wookie_mr {
 	struct wookie_odp *odp;
 	/* WOOKIE_MR_DM: the DM's entry, a reference that keeps its pages. */
 	struct rdma_user_mmap_entry *dm_entry;
+	/* WOOKIE_MR_DMABUF: the buffer and its kernel mapping. */
+	struct dma_buf *dmabuf;
+	struct iosys_map dmabuf_map;
 	/* Pages covering [iova, iova + length), the first at page_offset. */
 	struct page **pages;
-	/* WOOKIE_MR_FAST: kernel virtual address of each page (virt DMA). */
+	/* FAST, DMABUF: kernel virtual address of each page (virt DMA). */
 	u64 *page_addrs;
 	unsigned int num_pages;
 	unsigned int max_pages;
@@ -1218,11 +1224,20 @@ struct ib_mr *wookie_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			      u32 max_num_sg);
 int wookie_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		     unsigned int *sg_offset);
+struct ib_mr *wookie_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					u64 length, u64 iova, int fd,
+					int access,
+					struct wookie_dmabuf_mr_attrs *attrs);
 struct ib_mr *wookie_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			       struct ib_dm_mr_attr *attr,
 			       struct uverbs_attr_bundle *attrs);
 int wookie_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int wookie_dealloc_mw(struct ib_mw *ibmw);
+
+/* wookie_dmabuf.c: dma-buf MRs */
+int wookie_dmabuf_map(struct wookie_mr *mr, int fd, u64 offset, u64 length,
+		      bool write);
+void wookie_dmabuf_unmap(struct wookie_mr *mr);
 
 /* wookie_dm.c: device memory */
 struct ib_dm *wookie_alloc_dm(struct ib_device *ibdev,

@@ -278,6 +278,7 @@ static const struct ib_device_ops wookie_dev_ops = {
 	.query_ucontext = wookie_query_ucontext,
 	.reg_dm_mr = wookie_reg_dm_mr,
 	.reg_user_mr = wookie_reg_user_mr,
+	.reg_user_mr_dmabuf = wookie_reg_user_mr_dmabuf,
 	.req_notify_cq = wookie_req_notify_cq,
 	.rereg_user_mr = wookie_rereg_user_mr,
 	.resize_cq = wookie_resize_cq,

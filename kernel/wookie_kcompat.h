@@ -57,6 +57,39 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 }
 #endif
 
+/*
+ * 6.11 (with create_cq): ib_device_ops.reg_user_mr_dmabuf takes the
+ * uverbs_attr_bundle instead of the udata.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define wookie_dmabuf_mr_attrs uverbs_attr_bundle
+#else
+#define wookie_dmabuf_mr_attrs ib_udata
+#endif
+
+/*
+ * 6.2: dma_buf_vmap() wants the buffer's reservation lock held; an
+ * importer that holds none calls the _unlocked variants.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define wookie_dma_buf_vmap dma_buf_vmap_unlocked
+#define wookie_dma_buf_vunmap dma_buf_vunmap_unlocked
+#else
+#define wookie_dma_buf_vmap dma_buf_vmap
+#define wookie_dma_buf_vunmap dma_buf_vunmap
+#endif
+
+/*
+ * Before 6.14, udmabuf's kernel mapping (vmap_udmabuf()) maps each
+ * folio's first page for every page of it: on a memfd of huge pages an
+ * importer reading through it would copy the wrong bytes.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#define WOOKIE_UDMABUF_VMAP_BROKEN true
+#else
+#define WOOKIE_UDMABUF_VMAP_BROKEN false
+#endif
+
 /* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/unaligned.h>

@@ -219,7 +219,7 @@ static struct wookie_mr_priv *wookie_mr_alloc(struct wookie_dev *wdev,
 static void wookie_mr_free_unpublished(struct wookie_dev *wdev,
 				       struct wookie_mr_priv *priv)
 {
-	kfree(priv->mr.page_addrs);
+	kvfree(priv->mr.page_addrs);
 	kfree(priv);
 	atomic_dec(&wdev->num_mr);
 }
@@ -389,6 +389,57 @@ struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 err_unpin:
 	wookie_mr_unpin(wdev, mr);
+err_free:
+	wookie_mr_free_unpublished(wdev, priv);
+	return ERR_PTR(err);
+}
+
+/*
+ * An MR on a dma-buf: [offset, offset + length) of the buffer at @iova
+ * (ib_core checked their in-page offsets agree), reached through a
+ * kernel mapping of the buffer (wookie_dmabuf.c).
+ */
+struct ib_mr *wookie_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					u64 length, u64 iova, int fd,
+					int access,
+					struct wookie_dmabuf_mr_attrs *attrs)
+{
+	struct wookie_dev *wdev = to_wookie_dev(ibpd->device);
+	struct wookie_mr_priv *priv;
+	struct wookie_mr *mr;
+	int err;
+
+	/* ib_core let through no ON_DEMAND, MW_BIND or ZERO_BASED. */
+	err = wookie_mr_access(access);
+	if (err < 0)
+		return ERR_PTR(err);
+	access = err;
+	err = wookie_check_user_range(offset, length, iova);
+	if (err)
+		return ERR_PTR(err);
+	priv = wookie_mr_alloc(wdev, ibpd, WOOKIE_MR_DMABUF, WOOKIE_GFP_UOBJ);
+	if (IS_ERR(priv))
+		return ERR_CAST(priv);
+	mr = &priv->mr;
+	err = wookie_dmabuf_map(mr, fd, offset, length,
+				ib_access_writable(access));
+	if (err)
+		goto err_free;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->max_pages = mr->num_pages;
+	mr->page_offset = offset_in_page(offset);
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = wookie_mr_publish(wdev, priv, WOOKIE_KEY_VALID);
+	if (err)
+		goto err_unmap;
+	return &mr->ibmr;
+
+err_unmap:
+	wookie_dmabuf_unmap(mr);
 err_free:
 	wookie_mr_free_unpublished(wdev, priv);
 	return ERR_PTR(err);
@@ -594,7 +645,9 @@ int wookie_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kvfree(mr->pages);
 		wookie_dm_put(mr->dm_entry);
 	}
-	kfree(mr->page_addrs);
+	if (mr->kind == WOOKIE_MR_DMABUF)
+		wookie_dmabuf_unmap(mr);
+	kvfree(mr->page_addrs);
 	atomic_dec(&wdev->num_mr);
 	/* Lookups that read the entry before the erase may still look. */
 	kfree_rcu_mightsleep(to_mr_priv(mr));
@@ -1466,11 +1519,12 @@ static int wookie_sge_ref_fn(struct wookie_mr *mr, u64 va, u32 done, u32 n,
 
 	/*
 	 * Only pages the MR keeps stay valid by the reference.  An ODP MR's
-	 * may go at any time, and the receiver could not fault them in.
+	 * may go at any time, and the receiver could not fault them in; a
+	 * mapped MR (dma-buf) has no page list: those are copied.
 	 */
-	if (mr->kind == WOOKIE_MR_ODP)
+	if (!wookie_mr_paged(mr))
 		return -EXDEV;
-	if (!wookie_mr_paged(mr) || ref->num_segs >= ARRAY_SIZE(ref->seg))
+	if (ref->num_segs >= ARRAY_SIZE(ref->seg))
 		return -1;
 	seg = &ref->seg[ref->num_segs++];
 	seg->mr = mr;

@@ -168,6 +168,7 @@ static const char *const wookie_mr_kind_names[] = {
 	[WOOKIE_MR_DMA] = "dma",
 	[WOOKIE_MR_FAST] = "fast",
 	[WOOKIE_MR_DM] = "dm",
+	[WOOKIE_MR_DMABUF] = "dmabuf",
 	[WOOKIE_MR_ODP] = "odp",
 };
 

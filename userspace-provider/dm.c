@@ -203,18 +203,10 @@ struct ibv_mr *wookie_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 	struct verbs_mr *vmr;
 	int ret;
 
-	vmr = calloc(1, sizeof(*vmr));
-	if (!vmr) {
-		errno = ENOMEM;
+	vmr = wookie_mr_new();
+	if (!vmr)
 		return NULL;
-	}
 	ret = ibv_cmd_reg_dm_mr(pd, &to_wdm(ibdm)->vdm, dm_offset, length,
 				access, vmr, NULL);
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	wookie_pd_use(pd, 1);
-	return &vmr->ibv_mr;
+	return wookie_mr_done(pd, vmr, ret);
 }

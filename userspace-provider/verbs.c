@@ -217,6 +217,27 @@ int wookie_dealloc_td(struct ibv_td *ibtd)
 	return 0;
 }
 
+struct verbs_mr *wookie_mr_new(void)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+
+	if (!vmr)
+		errno = ENOMEM;
+	return vmr;
+}
+
+/* The end of making an MR's record: @ret is the kernel's answer. */
+struct ibv_mr *wookie_mr_done(struct ibv_pd *pd, struct verbs_mr *vmr, int ret)
+{
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	wookie_pd_use(pd, 1);
+	return &vmr->ibv_mr;
+}
+
 struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access)
 {
@@ -225,21 +246,13 @@ struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct verbs_mr *vmr;
 	int ret;
 
-	vmr = calloc(1, sizeof(*vmr));
-	if (!vmr) {
-		errno = ENOMEM;
+	vmr = wookie_mr_new();
+	if (!vmr)
 		return NULL;
-	}
 
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	wookie_pd_use(pd, 1);
-	return &vmr->ibv_mr;
+	return wookie_mr_done(pd, vmr, ret);
 }
 
 int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -264,6 +277,26 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return 0;
 }
 
+/* The kernel maps the buffer and reaches it with the CPU. */
+struct ibv_mr *wookie_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				    size_t length, uint64_t iova, int fd,
+				    int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = wookie_mr_new();
+	if (!vmr)
+		return NULL;
+	/*
+	 * 56.1's declaration; the distro's libibverbs 44 takes no driver
+	 * buffer (the NULL), which the x86-64 calling convention ignores.
+	 */
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
+	return wookie_mr_done(pd, vmr, ret);
+}
+
 /* Prefetching ODP MRs is the kernel's work (wookie_advise_mr()). */
 int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
@@ -276,19 +309,11 @@ struct ibv_mr *wookie_import_mr(struct ibv_pd *pd, uint32_t handle)
 	struct verbs_mr *vmr;
 	int ret;
 
-	vmr = calloc(1, sizeof(*vmr));
-	if (!vmr) {
-		errno = ENOMEM;
+	vmr = wookie_mr_new();
+	if (!vmr)
 		return NULL;
-	}
 	ret = ibv_cmd_query_mr(pd, vmr, handle);
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	wookie_pd_use(pd, 1);
-	return &vmr->ibv_mr;
+	return wookie_mr_done(pd, vmr, ret);
 }
 
 void wookie_unimport_mr(struct ibv_mr *mr)

@@ -127,6 +127,7 @@ static const struct verbs_context_ops wookie_ctx_ops = {
 	.query_rt_values = wookie_query_rt_values,
 	.query_srq = wookie_query_srq,
 	.reg_dm_mr = wookie_reg_dm_mr,
+	.reg_dmabuf_mr = wookie_reg_dmabuf_mr,
 	.reg_mr = wookie_reg_mr,
 	.req_notify_cq = wookie_req_notify_cq,
 	.rereg_mr = wookie_rereg_mr,

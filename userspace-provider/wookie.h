@@ -290,6 +290,8 @@ struct ibv_pd *wookie_alloc_parent_domain(struct ibv_context *ibctx,
 struct ibv_td *wookie_alloc_td(struct ibv_context *ibctx,
 			       struct ibv_td_init_attr *attr);
 int wookie_dealloc_td(struct ibv_td *td);
+struct verbs_mr *wookie_mr_new(void);
+struct ibv_mr *wookie_mr_done(struct ibv_pd *pd, struct verbs_mr *vmr, int ret);
 struct ibv_mr *wookie_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access);
 int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -297,6 +299,9 @@ int wookie_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int wookie_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int wookie_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *wookie_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				    size_t length, uint64_t iova, int fd,
+				    int access);
 struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 			       struct ibv_alloc_dm_attr *attr);
 int wookie_free_dm(struct ibv_dm *ibdm);

@@ -4,8 +4,8 @@
 #
 # The distro's libibverbs (rdma-core 44) with the wookie provider: device
 # listing, ibv_devinfo -v, a context with its doorbell page, PDs, CQs, MRs,
-# QPs, a verb the device does not offer, the provider next to another
-# provider's device, and nothing left behind after a process dies.
+# QPs, device memory, dma-buf MRs on vgem's buffers, the provider next to
+# another provider's device, and nothing left behind after a process dies.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/_rdma.sh"
 
@@ -34,6 +34,18 @@ equals "sysfs fw_ver" 0.1.0 "$(cat /sys/class/infiniband/zz0/fw_ver)"
 ok "ibv_devinfo -v exits 0" ibv_devinfo -v -d zz0
 ok "uverbs_probe" "$probe" zz0
 cat /tmp/vm-step.log
+
+# dma-buf MRs, with buffers of the kernel's vgem driver as the exporter
+# (Debian's kernels build it; the sanitizer kernels do not yet).
+if modprobe vgem 2>/dev/null; then
+	ok "dmabuf_check (vgem's buffers)" \
+		"$WOOKIE_TOP/build/vm-progs/dmabuf_check" zz0 1
+	cat /tmp/vm-step.log
+	# Nothing of the MRs keeps vgem's buffers (or the module) alive.
+	ok "unload vgem" modprobe -r vgem
+else
+	echo "ok   dma-buf MRs not run: no vgem module in $(uname -r)"
+fi
 
 # Next to a device of another provider (rxe, matched by driver id), both
 # providers find their own devices and nothing crashes.

@@ -46,15 +46,17 @@ jobs_dir=$RDMA_OUT/jobs
 mkdir -p "$jobs_dir"
 
 # pair_state LOG: what a pair about to hit its time limit is doing: every
-# QP's engine state on both devices, and the programs' kernel stacks.
+# QP's engine state on both devices, and its two programs' kernel stacks
+# (found by their pid files, as victims() finds its: no pgrep).
 pair_state() {
-	local p
+	local f p
 
 	{
 		echo "--- $(date +%T) uptime $(cut -d' ' -f1 /proc/uptime)"
 		rdma -dd resource show qp link zz0/1
 		ns_run hostB rdma -dd resource show qp link yy0/1
-		for p in $(pgrep -f "ib_.*_bw|ibv_.*_pingpong|rc_verify"); do
+		for f in "$1.spid" "$1.cpid"; do
+			p=$(cat "$f" 2>/dev/null) || continue
 			echo "pid $p $(cat "/proc/$p/comm" 2>/dev/null): $(cat "/proc/$p/wchan" 2>/dev/null)"
 			sed 's/^/    /' "/proc/$p/stack" 2>/dev/null
 		done
