@@ -36,7 +36,7 @@ ok "uverbs_probe" "$probe" zz0
 cat /tmp/vm-step.log
 
 # dma-buf MRs, with buffers of the kernel's vgem driver as the exporter
-# (Debian's kernels build it; the sanitizer kernels do not yet).
+# (Debian's kernels and the sanitizer kernels build it).
 if modprobe vgem 2>/dev/null; then
 	ok "dmabuf_check (vgem's buffers)" \
 		"$WOOKIE_TOP/build/vm-progs/dmabuf_check" zz0 1
