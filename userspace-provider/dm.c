@@ -75,10 +75,28 @@ static struct wookie_dm *wookie_dm_new(struct ibv_context *ibctx)
 	return dm;
 }
 
-static void wookie_dm_set(struct wookie_dm *dm, struct ibv_context *ibctx,
-			  uint32_t handle, void *addr, size_t map_size,
-			  uint64_t length)
+/*
+ * Map what the kernel answered for a DM (allocated or imported) and fill
+ * its record; an errno if the answer does not hold its length or the
+ * mapping fails.
+ */
+static int wookie_dm_map(struct wookie_dm *dm, struct ibv_context *ibctx,
+			 uint32_t handle, uint64_t key, uint64_t map_size,
+			 uint64_t length)
 {
+	void *addr;
+
+	if (map_size < length) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "device memory of %llu bytes mapped in %llu\n",
+			  (unsigned long long)length,
+			  (unsigned long long)map_size);
+		return EPROTO;
+	}
+	addr = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, key);
+	if (addr == MAP_FAILED)
+		return errno;
 	dm->addr = addr;
 	dm->map_size = map_size;
 	dm->length = length;
@@ -88,6 +106,7 @@ static void wookie_dm_set(struct wookie_dm *dm, struct ibv_context *ibctx,
 	dm->vdm.dm.context = ibctx;
 	dm->vdm.dm.memcpy_to_dm = wookie_memcpy_to_dm;
 	dm->vdm.dm.memcpy_from_dm = wookie_memcpy_from_dm;
+	return 0;
 }
 
 struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
@@ -97,7 +116,6 @@ struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 			       1);
 	struct wookie_alloc_dm_resp resp = {};
 	struct wookie_dm *dm;
-	void *addr;
 	int ret;
 
 	if (attr->comp_mask) {
@@ -114,21 +132,10 @@ struct ibv_dm *wookie_alloc_dm(struct ibv_context *ibctx,
 		errno = ret;
 		return NULL;
 	}
-	if (resp.map_size < attr->length) {
-		verbs_err(verbs_get_ctx(ibctx),
-			  "device memory of %zu bytes mapped in %llu\n",
-			  attr->length, (unsigned long long)resp.map_size);
-		ret = EPROTO;
+	ret = wookie_dm_map(dm, ibctx, dm->vdm.handle, resp.key, resp.map_size,
+			    attr->length);
+	if (ret)
 		goto err_free;
-	}
-	addr = mmap(NULL, resp.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    ibctx->cmd_fd, resp.key);
-	if (addr == MAP_FAILED) {
-		ret = errno;
-		goto err_free;
-	}
-	wookie_dm_set(dm, ibctx, dm->vdm.handle, addr, resp.map_size,
-		      attr->length);
 	return &dm->vdm.dm;
 
 err_free:
@@ -145,7 +152,6 @@ struct ibv_dm *wookie_import_dm(struct ibv_context *ibctx, uint32_t handle)
 			       2);
 	struct wookie_query_dm_resp resp = {};
 	struct wookie_dm *dm;
-	void *addr;
 	int ret;
 
 	dm = wookie_dm_new(ibctx);
@@ -153,18 +159,11 @@ struct ibv_dm *wookie_import_dm(struct ibv_context *ibctx, uint32_t handle)
 		return NULL;
 	fill_attr_in_obj(cmdb, WOOKIE_ATTR_QUERY_DM_HANDLE, handle);
 	fill_attr_out(cmdb, WOOKIE_ATTR_QUERY_DM_RESP, &resp, sizeof(resp));
-	ret = execute_ioctl(ibctx, cmdb);
-	if (!ret && resp.map_size < resp.length)
-		ret = EPROTO;
+	ret = execute_ioctl(ibctx, cmdb) ?:
+	      wookie_dm_map(dm, ibctx, handle, resp.key, resp.map_size,
+			    resp.length);
 	if (ret)
 		goto err_free;
-	addr = mmap(NULL, resp.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    ibctx->cmd_fd, resp.key);
-	if (addr == MAP_FAILED) {
-		ret = errno;
-		goto err_free;
-	}
-	wookie_dm_set(dm, ibctx, handle, addr, resp.map_size, resp.length);
 	return &dm->vdm.dm;
 
 err_free:
