@@ -416,6 +416,8 @@ enum wookie_mem_use {
 	WOOKIE_MEM_REMOTE_READ,		/* rkey */
 	WOOKIE_MEM_REMOTE_WRITE,	/* rkey */
 	WOOKIE_MEM_REMOTE_ATOMIC,	/* rkey */
+	WOOKIE_MEM_FLUSH_GLOBAL,	/* rkey, FLUSH to global visibility */
+	WOOKIE_MEM_FLUSH_PERSISTENT,	/* rkey, FLUSH to persistence */
 };
 
 /*
@@ -632,9 +634,18 @@ static_assert(offsetof(struct wookie_send_wqe, sge) ==
 	      WOOKIE_MAX_INLINE)
 
 /* An RDMA READ or atomic the responder executed, kept for duplicates. */
+/* What a responder resource answered. */
+enum wookie_res_kind {
+	WOOKIE_RES_READ,
+	WOOKIE_RES_ATOMIC,
+	WOOKIE_RES_ATOMIC_WRITE,
+	WOOKIE_RES_FLUSH,
+};
+
 struct wookie_rd_atomic {
 	bool valid;
-	bool is_atomic;
+	/* enum wookie_res_kind */
+	u8 kind;
 	u32 first_psn;
 	u32 last_psn;
 	/* READ: rkey, start address and length of the request. */
@@ -1259,6 +1270,10 @@ extern const struct uapi_definition wookie_dm_defs[];
 struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 				 struct ib_pd *pd, u32 qp_num,
 				 enum wookie_mem_use use, u64 va, u64 len);
+/* The same for the whole MR or window: a FLUSH of selectivity level MR. */
+struct wookie_mr *wookie_mem_get_whole(struct wookie_dev *wdev, u32 key,
+				       struct ib_pd *pd, u32 qp_num,
+				       enum wookie_mem_use use);
 void wookie_mr_put(struct wookie_mr *mr);
 /*
  * What the SGE walks below return besides an enum ib_wc_status: an ODP
@@ -1295,9 +1310,25 @@ int wookie_mr_place(struct wookie_mr *mr, u64 va,
 		    struct wookie_odp_miss *miss);
 int wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len,
 			struct wookie_odp_miss *miss);
-/* 8-byte atomic at @va (aligned, checked); *@orig: the original value. */
+/* An 8-byte operation at an aligned address, as the responder runs it. */
+struct wookie_atomic {
+	enum {
+		WOOKIE_ATOMIC_CMP_SWAP,
+		WOOKIE_ATOMIC_FETCH_ADD,
+		/* ATOMIC WRITE: swap is stored. */
+		WOOKIE_ATOMIC_STORE,
+	} kind;
+	u64 compare_add;
+	u64 swap;
+};
+
+/*
+ * @op at @va (aligned, range checked); *@orig: the original value (0 for
+ * a store).  0, -EAGAIN as above, -EINVAL where the MR's memory is not
+ * aligned there or no longer mapped.
+ */
 int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
-		     bool cmp_swap, u64 compare_add, u64 swap, u64 *orig,
+		     const struct wookie_atomic *op, u64 *orig,
 		     struct wookie_odp_miss *miss);
 /* Local operations of an SQ; each returns an enum ib_wc_status. */
 int wookie_local_invalidate(struct wookie_qp *qp, u32 key);
@@ -1565,11 +1596,25 @@ static inline u64 wookie_read_part_end(const struct wookie_qp *qp,
 	return min(total_len, (done / part + 1) * part);
 }
 
+/*
+ * Requests that wait for a response of their own and take a responder
+ * resource (max_rd_atomic): READ, the atomics, and IBTA 1.5's ATOMIC
+ * WRITE and FLUSH.
+ */
 static inline bool wookie_is_rd_atomic(u8 wr_opcode)
 {
 	return wr_opcode == WOOKIE_WR_RDMA_READ ||
 	       wr_opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD;
+	       wr_opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD ||
+	       wr_opcode == WOOKIE_WR_ATOMIC_WRITE ||
+	       wr_opcode == WOOKIE_WR_FLUSH;
+}
+
+/* Answered by a READ RESPONSE ONLY without payload (IBTA 1.5). */
+static inline bool wookie_is_empty_read_resp(u8 wr_opcode)
+{
+	return wr_opcode == WOOKIE_WR_ATOMIC_WRITE ||
+	       wr_opcode == WOOKIE_WR_FLUSH;
 }
 
 /* Executed by the requester itself, no packet. */

@@ -539,6 +539,35 @@ static void wookie_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	}
 }
 
+/*
+ * The response of an ATOMIC WRITE or a FLUSH: a READ RESPONSE ONLY with
+ * no payload at the request's PSN, or a NAK in its AETH.
+ */
+static void wookie_empty_read_response(struct wookie_qp *qp,
+				       struct wookie_send_wqe *wqe,
+				       struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+
+	if (h->bth.psn != wqe->first_psn) {
+		wookie_comp_hold(qp);	/* a duplicate */
+		return;
+	}
+	if ((h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) != WOOKIE_AETH_ACK) {
+		wookie_nak(qp, wqe, h);
+		return;
+	}
+	if ((h->bth.opcode & ~WOOKIE_TRANSPORT_MASK) !=
+	    WOOKIE_OP_READ_RESPONSE_ONLY || h->payload_len) {
+		wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	qp->comp.read_gap = false;
+	qp->comp.psn = wookie_psn_add(wqe->first_psn, 1);
+	wookie_progress(qp);
+	wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
+}
+
 static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
@@ -636,6 +665,10 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 	case WOOKIE_OP_READ_RESPONSE_MIDDLE:
 	case WOOKIE_OP_READ_RESPONSE_LAST:
 	case WOOKIE_OP_READ_RESPONSE_ONLY:
+		if (wookie_is_empty_read_resp(wqe->sqe.opcode)) {
+			wookie_empty_read_response(qp, wqe, pkt);
+			break;
+		}
 		if (wqe->sqe.opcode != WOOKIE_WR_RDMA_READ) {
 			wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
 			break;
@@ -843,6 +876,10 @@ static u8 wookie_cqe_opcode(u8 wr_opcode)
 		return WOOKIE_CQE_COMP_SWAP;
 	case WOOKIE_WR_ATOMIC_FETCH_AND_ADD:
 		return WOOKIE_CQE_FETCH_ADD;
+	case WOOKIE_WR_ATOMIC_WRITE:
+		return WOOKIE_CQE_ATOMIC_WRITE;
+	case WOOKIE_WR_FLUSH:
+		return WOOKIE_CQE_FLUSH;
 	case WOOKIE_WR_LOCAL_INV:
 		return WOOKIE_CQE_LOCAL_INV;
 	case WOOKIE_WR_BIND_MW:

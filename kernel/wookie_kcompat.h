@@ -97,4 +97,19 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * 6.2: IBTA 1.5's FLUSH access rights and device capabilities, and ATOMIC
+ * WRITE's, with the values of the uAPI.  6.1's ib_core refuses an MR with
+ * a FLUSH right (ib_check_mr_access()), so none exists there and nothing
+ * reports FLUSH; it passes the capability word to user space whole.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define IB_ACCESS_FLUSH_GLOBAL BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT BIT(9)
+#define IB_DEVICE_ATOMIC_WRITE BIT_ULL(40)
+#define WOOKIE_DEVICE_FLUSH_GLOBAL 0
+#else
+#define WOOKIE_DEVICE_FLUSH_GLOBAL IB_DEVICE_FLUSH_GLOBAL
+#endif
+
 #endif /* WOOKIE_KCOMPAT_H */

@@ -29,12 +29,17 @@
 #define WOOKIE_KEY_INDEX_MAX 0xffffff
 #define WOOKIE_KEY_PART 0xffu
 
-/* What an MR may grant; everything else is refused or (optional) ignored. */
+/*
+ * What an MR may grant; everything else is refused or (optional) ignored.
+ * FLUSH to global visibility, not to persistence: no memory wookie
+ * reaches is persistent (no device reports IB_DEVICE_FLUSH_PERSISTENT).
+ */
 #define WOOKIE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			  IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND)
+			  IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
+			  IB_ACCESS_FLUSH_GLOBAL)
 #define WOOKIE_REMOTE_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
-			      IB_ACCESS_REMOTE_ATOMIC)
+			      IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL)
 /* Hints a software device can ignore. */
 #define WOOKIE_ACCESS_IGNORED (IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB)
 
@@ -175,6 +180,8 @@ static int wookie_mr_access(int access)
 	if (access & IB_ZERO_BASED)
 		return -EOPNOTSUPP;
 	access &= ~WOOKIE_ACCESS_IGNORED;
+	if (access & IB_ACCESS_FLUSH_PERSISTENT)
+		return -EOPNOTSUPP;
 	if (access & ~WOOKIE_MR_ACCESS)
 		return -EINVAL;
 	/* IBTA: remote write or atomic needs local write. */
@@ -1052,6 +1059,10 @@ static int wookie_use_access(enum wookie_mem_use use)
 		return IB_ACCESS_REMOTE_WRITE;
 	case WOOKIE_MEM_REMOTE_ATOMIC:
 		return IB_ACCESS_REMOTE_ATOMIC;
+	case WOOKIE_MEM_FLUSH_GLOBAL:
+		return IB_ACCESS_FLUSH_GLOBAL;
+	case WOOKIE_MEM_FLUSH_PERSISTENT:
+		return IB_ACCESS_FLUSH_PERSISTENT;
 	}
 	return -1;
 }
@@ -1061,15 +1072,19 @@ static bool wookie_use_is_local(enum wookie_mem_use use)
 	return use == WOOKIE_MEM_LOCAL_READ || use == WOOKIE_MEM_LOCAL_WRITE;
 }
 
-/* Under mr->lock: may @pd use the MR for @need over [va, va + len)? */
+/*
+ * Under mr->lock: may @pd use the MR for @need over [va, va + len), or
+ * (@whole) anywhere in it?
+ */
 static int wookie_mr_check_locked(struct wookie_mr *mr, u32 key,
-				  struct ib_pd *pd, int need, u64 va, u64 len)
+				  struct ib_pd *pd, int need, u64 va, u64 len,
+				  bool whole)
 {
 	if (mr->state != WOOKIE_KEY_VALID || to_mr_priv(mr)->key != key)
 		return -EINVAL;
 	if (READ_ONCE(mr->ibmr.pd) != pd || (mr->access & need) != need)
 		return -EACCES;
-	if (!wookie_in_range(va, len, mr->iova, mr->length))
+	if (!whole && !wookie_in_range(va, len, mr->iova, mr->length))
 		return -ERANGE;
 	return 0;
 }
@@ -1077,7 +1092,8 @@ static int wookie_mr_check_locked(struct wookie_mr *mr, u32 key,
 /* Resolve a window to its MR, with a reference on the MR. */
 static struct wookie_mr *wookie_mw_resolve(struct wookie_mw *mw, u32 key,
 					   struct ib_pd *pd, u32 qp_num,
-					   int need, u64 va, u64 len)
+					   int need, u64 va, u64 len,
+					   bool whole)
 {
 	struct wookie_mr *mr;
 	unsigned long flags;
@@ -1090,7 +1106,7 @@ static struct wookie_mr *wookie_mw_resolve(struct wookie_mw *mw, u32 key,
 		   (mw->ibmw.type == IB_MW_TYPE_2 && mw->qp_num != qp_num) ||
 		   (mw->access & need) != need) {
 		err = -EACCES;
-	} else if (!wookie_in_range(va, len, mw->addr, mw->length)) {
+	} else if (!whole && !wookie_in_range(va, len, mw->addr, mw->length)) {
 		err = -ERANGE;
 	} else {
 		err = 0;
@@ -1105,7 +1121,7 @@ static struct wookie_mr *wookie_mw_resolve(struct wookie_mw *mw, u32 key,
 	/* Bound windows keep the MR valid; check anyway, cheaply. */
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->state != WOOKIE_KEY_VALID ||
-	    !wookie_in_range(va, len, mr->iova, mr->length))
+	    (!whole && !wookie_in_range(va, len, mr->iova, mr->length)))
 		err = -EINVAL;
 	spin_unlock_irqrestore(&mr->lock, flags);
 	if (err) {
@@ -1115,9 +1131,10 @@ static struct wookie_mr *wookie_mw_resolve(struct wookie_mw *mw, u32 key,
 	return mr;
 }
 
-struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
-				 struct ib_pd *pd, u32 qp_num,
-				 enum wookie_mem_use use, u64 va, u64 len)
+static struct wookie_mr *__wookie_mem_get(struct wookie_dev *wdev, u32 key,
+					  struct ib_pd *pd, u32 qp_num,
+					  enum wookie_mem_use use, u64 va,
+					  u64 len, bool whole)
 {
 	int need = wookie_use_access(use);
 	struct wookie_mr *mr;
@@ -1136,7 +1153,8 @@ struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 	if (tag == WOOKIE_KEY_TAG_MR) {
 		mr = obj;
 		spin_lock_irqsave(&mr->lock, flags);
-		err = wookie_mr_check_locked(mr, key, pd, need, va, len);
+		err = wookie_mr_check_locked(mr, key, pd, need, va, len,
+					     whole);
 		spin_unlock_irqrestore(&mr->lock, flags);
 		if (err) {
 			wookie_mr_put(mr);
@@ -1150,9 +1168,24 @@ struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 	if (wookie_use_is_local(use))
 		mr = ERR_PTR(-EINVAL);
 	else
-		mr = wookie_mw_resolve(mw, key, pd, qp_num, need, va, len);
+		mr = wookie_mw_resolve(mw, key, pd, qp_num, need, va, len,
+				       whole);
 	wookie_mw_put(mw);
 	return mr;
+}
+
+struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
+				 struct ib_pd *pd, u32 qp_num,
+				 enum wookie_mem_use use, u64 va, u64 len)
+{
+	return __wookie_mem_get(wdev, key, pd, qp_num, use, va, len, false);
+}
+
+struct wookie_mr *wookie_mem_get_whole(struct wookie_dev *wdev, u32 key,
+				       struct ib_pd *pd, u32 qp_num,
+				       enum wookie_mem_use use)
+{
+	return __wookie_mem_get(wdev, key, pd, qp_num, use, 0, 0, true);
 }
 
 /* A consistent view of where an MR's bytes are. */
@@ -1554,32 +1587,40 @@ int wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len,
 	return wookie_mr_copy(mr, va, dst, len, false, miss);
 }
 
-static u64 wookie_atomic_at(struct wookie_dev *wdev, u64 *p, bool cmp_swap,
-			    u64 compare_add, u64 swap)
+/*
+ * The lock orders our atomics against each other (one HCA); cmpxchg
+ * keeps them atomic against the CPU too, and an aligned 8-byte store is
+ * single-copy atomic on every 64-bit architecture.
+ */
+static u64 wookie_atomic_at(struct wookie_dev *wdev, u64 *p,
+			    const struct wookie_atomic *op)
 {
 	unsigned long flags;
 	u64 orig, old;
 
-	/*
-	 * The lock orders our atomics against each other (one HCA); the
-	 * cmpxchg keeps them atomic against the CPU too.
-	 */
 	spin_lock_irqsave(&wdev->atomic_lock, flags);
-	if (cmp_swap) {
-		orig = cmpxchg64(p, compare_add, swap);
-	} else {
+	switch (op->kind) {
+	case WOOKIE_ATOMIC_CMP_SWAP:
+		orig = cmpxchg64(p, op->compare_add, op->swap);
+		break;
+	case WOOKIE_ATOMIC_FETCH_ADD:
 		old = READ_ONCE(*p);
 		do {
 			orig = old;
-			old = cmpxchg64(p, orig, orig + compare_add);
+			old = cmpxchg64(p, orig, orig + op->compare_add);
 		} while (old != orig);
+		break;
+	default:
+		orig = 0;
+		WRITE_ONCE(*p, op->swap);
+		break;
 	}
 	spin_unlock_irqrestore(&wdev->atomic_lock, flags);
 	return orig;
 }
 
 int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
-		     bool cmp_swap, u64 compare_add, u64 swap, u64 *orig,
+		     const struct wookie_atomic *op, u64 *orig,
 		     struct wookie_odp_miss *miss)
 {
 	struct page *page = NULL;
@@ -1590,8 +1631,7 @@ int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 
 	*orig = 0;
 	if (mr->kind == WOOKIE_MR_DMA) {
-		*orig = wookie_atomic_at(wdev, (u64 *)(uintptr_t)va, cmp_swap,
-					 compare_add, swap);
+		*orig = wookie_atomic_at(wdev, (u64 *)(uintptr_t)va, op);
 		return 0;
 	}
 	if (mr->kind == WOOKIE_MR_ODP) {
@@ -1599,8 +1639,7 @@ int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		flags = wookie_odp_lock(mr);
 		p = wookie_odp_addr(mr, va, sizeof(u64), true);
 		if (p)
-			*orig = wookie_atomic_at(wdev, p, cmp_swap,
-						 compare_add, swap);
+			*orig = wookie_atomic_at(wdev, p, op);
 		wookie_odp_unlock(mr, flags);
 		if (p)
 			return 0;
@@ -1608,11 +1647,20 @@ int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		return -EAGAIN;
 	}
 	wookie_mr_map_get(mr, &map);
-	/* 8-byte aligned: never crosses a page. */
 	p = wookie_mr_addr(mr, &map, va, &avail, &page);
 	if (!p)
-		return 0;
-	*orig = wookie_atomic_at(wdev, p, cmp_swap, compare_add, swap);
+		return -EINVAL;
+	/*
+	 * An MR that grants atomics starts aligned in its DM; one that
+	 * grants only the RDMA WRITE an ATOMIC WRITE needs may not, and an
+	 * aligned iova is then an unaligned address, where no store is one
+	 * write (nor within one page).
+	 */
+	if (!IS_ALIGNED((uintptr_t)p, sizeof(u64)) || avail < sizeof(u64)) {
+		wookie_mr_unmap(page, p, false);
+		return -EINVAL;
+	}
+	*orig = wookie_atomic_at(wdev, p, op);
 	wookie_mr_unmap(page, p, true);
 	return 0;
 }

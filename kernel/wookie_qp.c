@@ -539,7 +539,8 @@ static void wookie_apply_modify(struct wookie_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->qp_access_flags = attr->qp_access_flags &
 			(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-			 IB_ACCESS_REMOTE_ATOMIC);
+			 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL |
+			 IB_ACCESS_FLUSH_PERSISTENT);
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)

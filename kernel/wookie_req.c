@@ -299,14 +299,17 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 	return 0;
 }
 
-/* The request of an RDMA READ (its remainder after a rewind) or atomic. */
+/*
+ * The request of an RDMA READ (its remainder after a rewind), an atomic,
+ * an ATOMIC WRITE or a FLUSH.
+ */
 static int wookie_send_rd_atomic(struct wookie_qp *qp,
 				 struct wookie_send_wqe *wqe)
 {
 	const struct wookie_sqe *sqe = &wqe->sqe;
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
-	u32 npkts = 1;
+	u32 npkts = 1, payload = 0;
 
 	/*
 	 * Sent again after a rewind: from the first response still missing,
@@ -331,6 +334,20 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 		h.reth.dma_len = len;
 		npkts = wookie_num_packets(len, qp->mtu_bytes);
 		wqe->asked_bytes = end;
+	} else if (sqe->opcode == WOOKIE_WR_ATOMIC_WRITE) {
+		h.bth.opcode = wookie_transport_of(qp->kind) |
+			       WOOKIE_OP_ATOMIC_WRITE;
+		h.reth.va = sqe->atomic_write.remote_addr;
+		h.reth.rkey = sqe->atomic_write.rkey;
+		h.reth.dma_len = WOOKIE_ATOMIC_WRITE_BYTES;
+		payload = WOOKIE_ATOMIC_WRITE_BYTES;
+	} else if (sqe->opcode == WOOKIE_WR_FLUSH) {
+		h.bth.opcode = wookie_transport_of(qp->kind) | WOOKIE_OP_FLUSH;
+		h.feth.type = sqe->flush.type;
+		h.feth.level = sqe->flush.level;
+		h.reth.va = sqe->flush.remote_addr;
+		h.reth.rkey = sqe->flush.rkey;
+		h.reth.dma_len = sqe->flush.length;
 	} else {
 		h.bth.opcode = wookie_transport_of(qp->kind) |
 			(sqe->opcode == WOOKIE_WR_ATOMIC_CMP_AND_SWP ?
@@ -345,9 +362,13 @@ static int wookie_send_rd_atomic(struct wookie_qp *qp,
 		}
 	}
 
-	pkt = wookie_pkt_build(qp, &h, 0);
+	pkt = wookie_pkt_build(qp, &h, payload);
 	if (!pkt)
 		return -ENOMEM;
+	/* The checked copy's bytes, as the consumer gave them. */
+	if (payload)
+		memcpy(pkt->data + pkt->hdrs.hdr_len, sqe->atomic_write.data,
+		       payload);
 	if (wqe->state == WOOKIE_WQE_PENDING) {
 		wqe->first_psn = qp->req.psn;
 		qp->req.rd_atomic_inflight++;

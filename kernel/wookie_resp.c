@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The responder (IBTA 1.4 chapter 9): executes the requests a QP receives
- * (RC: SEND, RDMA WRITE, RDMA READ, atomics; UC: SEND, RDMA WRITE; UD:
- * SEND), places their data, writes receive completions and answers RC
- * requesters with ACKs, NAKs, READ responses and atomic acknowledgments.
+ * (RC: SEND, RDMA WRITE, RDMA READ, atomics, and IBTA 1.5's ATOMIC WRITE
+ * and FLUSH; UC: SEND, RDMA WRITE; UD: SEND), places their data, writes
+ * receive completions and answers RC requesters with ACKs, NAKs, READ
+ * responses and atomic acknowledgments.
  *
  * An RC or UC packet goes through check_psn -> check_op_seq ->
  * check_access -> check_length -> execute -> acknowledge.  A step that
@@ -46,7 +47,16 @@ enum resp_res {
 
 /* The operation classes of wookie_opcode_flags(). */
 #define RESP_OPF_CLASS (WOOKIE_OPF_SEND | WOOKIE_OPF_WRITE | \
-			WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC)
+			WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC | \
+			RESP_OPF_IBTA15)
+/*
+ * IBTA 1.5's requests: single packets that take a responder resource and
+ * are answered by a READ RESPONSE ONLY without payload.
+ */
+#define RESP_OPF_IBTA15 (WOOKIE_OPF_FLUSH | WOOKIE_OPF_ATOMIC_WRITE)
+/* The requests answered by a response of their own, not an ACK. */
+#define RESP_OPF_RD_ATOMIC (WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC | \
+			    RESP_OPF_IBTA15)
 #define RESP_OPF_ONLY (WOOKIE_OPF_FIRST | WOOKIE_OPF_LAST)
 /* The syndrome of a positive acknowledgment. */
 #define RESP_AETH_ACK (WOOKIE_AETH_ACK | WOOKIE_AETH_NO_CREDITS)
@@ -214,13 +224,16 @@ static void resp_nak(struct wookie_qp *qp, u8 code, u32 psn)
 	wookie_send_ack(qp, WOOKIE_AETH_NAK | code, psn);
 }
 
-static void resp_send_atomic_ack(struct wookie_qp *qp, u32 psn, u64 orig)
+/*
+ * A response without payload sent at once: an ATOMIC ACKNOWLEDGE with
+ * @orig, or (@op READ RESPONSE ONLY) the answer of an IBTA 1.5 request.
+ */
+static void resp_send_single(struct wookie_qp *qp, u8 op, u32 psn, u64 orig)
 {
 	struct wookie_hdrs h = {};
 	struct wookie_pkt *pkt;
 
-	h.bth.opcode = wookie_transport_of(qp->kind) |
-		       WOOKIE_OP_ATOMIC_ACKNOWLEDGE;
+	h.bth.opcode = wookie_transport_of(qp->kind) | op;
 	h.bth.dest_qp = qp->dest_qp_num;
 	h.bth.psn = psn;
 	h.aeth.syndrome = RESP_AETH_ACK;
@@ -564,9 +577,9 @@ static struct wookie_rd_atomic *resp_new_res(struct wookie_qp *qp)
 	return res;
 }
 
-/* The resource of a READ (or atomic) whose PSNs include @psn, if kept. */
+/* The resource of a request of @kind whose PSNs include @psn, if kept. */
 static struct wookie_rd_atomic *resp_find_res(struct wookie_qp *qp, u32 psn,
-					      bool atomic)
+					      enum wookie_res_kind kind)
 {
 	struct wookie_rd_atomic *res;
 	unsigned int i;
@@ -575,7 +588,7 @@ static struct wookie_rd_atomic *resp_find_res(struct wookie_qp *qp, u32 psn,
 		return NULL;
 	for (i = 0; i < WOOKIE_MAX_RD_ATOMIC; i++) {
 		res = &qp->resp.rd_atomic[i];
-		if (res->valid && res->is_atomic == atomic &&
+		if (res->valid && res->kind == kind &&
 		    wookie_psn_diff(psn, res->first_psn) >= 0 &&
 		    wookie_psn_diff(res->last_psn, psn) >= 0)
 			return res;
@@ -638,7 +651,7 @@ static enum resp_res resp_duplicate_read(struct wookie_qp *qp,
 	u32 npkts;
 
 	/* Overwritten by newer requests: the requester must give up. */
-	res = resp_find_res(qp, h->bth.psn, false);
+	res = resp_find_res(qp, h->bth.psn, WOOKIE_RES_READ);
 	if (!res)
 		return RESP_DROP;
 	ret = resp_read_check(qp, &h->reth);
@@ -650,6 +663,49 @@ static enum resp_res resp_duplicate_read(struct wookie_qp *qp,
 			    wookie_psn_add(h->bth.psn, npkts - 1)) < 0)
 		return RESP_ERR_INVALID;
 	resp_read_start(qp, res, h->bth.psn, &h->reth);
+	return RESP_DROP;
+}
+
+/* The answer to an ATOMIC WRITE or a FLUSH: an empty READ RESPONSE ONLY. */
+static void resp_ibta15_answer(struct wookie_qp *qp,
+			       struct wookie_rd_atomic *res, u32 psn)
+{
+	const struct wookie_reth none = {};
+
+	resp_read_start(qp, res, psn, &none);
+}
+
+static enum resp_res resp_check_access(struct wookie_qp *qp,
+				       struct wookie_pkt *pkt);
+static enum resp_res resp_flush_check(struct wookie_qp *qp,
+				      const struct wookie_hdrs *h);
+
+/*
+ * An ATOMIC WRITE is not executed again (a later write may have changed
+ * the word since): its response is sent again while its resource is
+ * kept, and one overwritten by newer requests gets none, as a READ's.
+ * A FLUSH is idempotent: one whose resource is gone is answered again if
+ * its rights still hold.  rxe's requester spends no credit on a FLUSH,
+ * so it may have more outstanding than this QP keeps resources for.
+ */
+static enum resp_res resp_duplicate_ibta15(struct wookie_qp *qp,
+					   struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	bool flush = h->flags & WOOKIE_OPF_FLUSH;
+	struct wookie_rd_atomic *res;
+
+	res = resp_find_res(qp, h->bth.psn, flush ? WOOKIE_RES_FLUSH :
+						    WOOKIE_RES_ATOMIC_WRITE);
+	if (res && res->first_psn == h->bth.psn) {
+		resp_ibta15_answer(qp, res, h->bth.psn);
+		return RESP_DROP;
+	}
+	if (!flush || resp_check_access(qp, pkt) != RESP_OK ||
+	    resp_flush_check(qp, h) != RESP_OK)
+		return RESP_DROP;
+	/* No READ answer is in progress (wookie_responder_continue()). */
+	resp_send_single(qp, WOOKIE_OP_READ_RESPONSE_ONLY, h->bth.psn, 0);
 	return RESP_DROP;
 }
 
@@ -677,10 +733,13 @@ static enum resp_res resp_duplicate(struct wookie_qp *qp,
 	}
 	if (h->flags & WOOKIE_OPF_READ)
 		return resp_duplicate_read(qp, pkt);
+	if (h->flags & RESP_OPF_IBTA15)
+		return resp_duplicate_ibta15(qp, pkt);
 	/* An atomic is never executed twice: resend what it returned. */
-	res = resp_find_res(qp, h->bth.psn, true);
+	res = resp_find_res(qp, h->bth.psn, WOOKIE_RES_ATOMIC);
 	if (res && res->first_psn == h->bth.psn)
-		resp_send_atomic_ack(qp, h->bth.psn, res->atomic_orig);
+		resp_send_single(qp, WOOKIE_OP_ATOMIC_ACKNOWLEDGE,
+				 h->bth.psn, res->atomic_orig);
 	return RESP_DROP;
 }
 
@@ -793,7 +852,7 @@ static enum resp_res resp_check_op_seq(struct wookie_qp *qp,
 		     !(flags & WOOKIE_OPF_FIRST);
 	else
 		ok = (flags & WOOKIE_OPF_FIRST) ||
-		     (flags & (WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC));
+		     (flags & RESP_OPF_RD_ATOMIC);
 	if (ok)
 		return RESP_OK;
 	/* UC: the LAST of the partial message was lost; start afresh. */
@@ -802,6 +861,18 @@ static enum resp_res resp_check_op_seq(struct wookie_qp *qp,
 		return RESP_OK;
 	}
 	return RESP_ERR_INVALID;
+}
+
+/* The access rights a FLUSH of placement type @type needs. */
+static int resp_flush_access(u8 type)
+{
+	int need = 0;
+
+	if (type & WOOKIE_FLUSH_GLOBAL)
+		need |= IB_ACCESS_FLUSH_GLOBAL;
+	if (type & WOOKIE_FLUSH_PERSISTENT)
+		need |= IB_ACCESS_FLUSH_PERSISTENT;
+	return need;
 }
 
 /* The QP must allow the remote operation. */
@@ -824,12 +895,15 @@ static enum resp_res resp_check_access(struct wookie_qp *qp,
 			return RESP_ERR_INVALID;
 	}
 
-	if (flags & WOOKIE_OPF_WRITE)
+	if (flags & (WOOKIE_OPF_WRITE | WOOKIE_OPF_ATOMIC_WRITE))
 		need = IB_ACCESS_REMOTE_WRITE;
 	else if (flags & WOOKIE_OPF_READ)
 		need = IB_ACCESS_REMOTE_READ;
 	else if (flags & WOOKIE_OPF_ATOMIC)
 		need = IB_ACCESS_REMOTE_ATOMIC;
+	else if (flags & WOOKIE_OPF_FLUSH)
+		/* As rxe: the QP too must allow each placement type asked. */
+		need = resp_flush_access(pkt->hdrs.feth.type);
 	return (access & need) == need ? RESP_OK : RESP_ERR_INVALID;
 }
 
@@ -1058,6 +1132,7 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 	const struct wookie_atomic_eth *ae = &h->atomic;
 	struct wookie_dev *wdev = resp_wdev(qp);
 	struct wookie_resp *resp = &qp->resp;
+	struct wookie_atomic op = {};
 	struct wookie_odp_miss miss;
 	struct wookie_rd_atomic *res;
 	struct wookie_mr *mr;
@@ -1070,18 +1145,23 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 			    WOOKIE_MEM_REMOTE_ATOMIC, ae->va, sizeof(u64));
 	if (IS_ERR(mr))
 		return RESP_ERR_ACCESS;
-	if ((h->bth.opcode & ~WOOKIE_TRANSPORT_MASK) == WOOKIE_OP_CMP_SWAP)
-		err = wookie_mr_atomic(wdev, mr, ae->va, true, ae->compare,
-				       ae->swap_add, &orig, &miss);
-	else
-		err = wookie_mr_atomic(wdev, mr, ae->va, false, ae->swap_add,
-				       0, &orig, &miss);
+	if ((h->bth.opcode & ~WOOKIE_TRANSPORT_MASK) == WOOKIE_OP_CMP_SWAP) {
+		op.kind = WOOKIE_ATOMIC_CMP_SWAP;
+		op.compare_add = ae->compare;
+		op.swap = ae->swap_add;
+	} else {
+		op.kind = WOOKIE_ATOMIC_FETCH_ADD;
+		op.compare_add = ae->swap_add;
+	}
+	err = wookie_mr_atomic(wdev, mr, ae->va, &op, &orig, &miss);
 	wookie_mr_put(mr);
-	if (err)
+	if (err == -EAGAIN)
 		return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
+	if (err)
+		return RESP_ERR_INVALID;
 
 	res = resp_new_res(qp);
-	res->is_atomic = true;
+	res->kind = WOOKIE_RES_ATOMIC;
 	res->xrc_srqn = h->xrc_srqn;
 	res->first_psn = h->bth.psn;
 	res->last_psn = h->bth.psn;
@@ -1091,7 +1171,123 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 	res->atomic_orig = orig;
 	resp->psn = wookie_psn_add(h->bth.psn, 1);
 	resp->msn = wookie_psn_add(resp->msn, 1);
-	resp_send_atomic_ack(qp, h->bth.psn, orig);
+	resp_send_single(qp, WOOKIE_OP_ATOMIC_ACKNOWLEDGE, h->bth.psn, orig);
+	return RESP_OK;
+}
+
+/* A new resource for the IBTA 1.5 request @h, which is done: answer it. */
+static void resp_ibta15_done(struct wookie_qp *qp, const struct wookie_hdrs *h,
+			     enum wookie_res_kind kind)
+{
+	struct wookie_resp *resp = &qp->resp;
+	struct wookie_rd_atomic *res;
+
+	res = resp_new_res(qp);
+	res->kind = kind;
+	res->first_psn = h->bth.psn;
+	res->last_psn = h->bth.psn;
+	resp->psn = wookie_psn_add(h->bth.psn, 1);
+	resp->msn = wookie_psn_add(resp->msn, 1);
+	resp_ibta15_answer(qp, res, h->bth.psn);
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5): 8 bytes to an aligned address at once, with
+ * RDMA WRITE's rights; answered as a READ of nothing.
+ */
+static enum resp_res resp_execute_atomic_write(struct wookie_qp *qp,
+					       struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	struct wookie_atomic op = { .kind = WOOKIE_ATOMIC_STORE };
+	struct wookie_odp_miss miss;
+	struct wookie_mr *mr;
+	u64 orig;
+	int err;
+
+	if (!qp->resp.rd_atomic || pkt->ref ||
+	    h->reth.dma_len != WOOKIE_ATOMIC_WRITE_BYTES ||
+	    h->payload_len != WOOKIE_ATOMIC_WRITE_BYTES || (h->reth.va & 7))
+		return RESP_ERR_INVALID;
+	mr = wookie_mem_get(resp_wdev(qp), h->reth.rkey, resp_pd(qp),
+			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_WRITE, h->reth.va,
+			    WOOKIE_ATOMIC_WRITE_BYTES);
+	if (IS_ERR(mr))
+		return RESP_ERR_ACCESS;
+	/* As the requester put them: the bytes land as they travel. */
+	memcpy(&op.swap, pkt->data + h->hdr_len, sizeof(op.swap));
+	err = wookie_mr_atomic(resp_wdev(qp), mr, h->reth.va, &op, &orig,
+			       &miss);
+	wookie_mr_put(mr);
+	if (err == -EAGAIN)
+		return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
+	if (err)
+		return RESP_ERR_INVALID;
+	wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
+	resp_ibta15_done(qp, h, WOOKIE_RES_ATOMIC_WRITE);
+	return RESP_OK;
+}
+
+/*
+ * The MR or window a FLUSH names must grant each placement type it asks
+ * for, over its range or (selectivity level MR) anywhere.
+ */
+static enum resp_res resp_flush_check(struct wookie_qp *qp,
+				      const struct wookie_hdrs *h)
+{
+	static const struct {
+		u8 type;
+		enum wookie_mem_use use;
+	} rights[] = {
+		{ WOOKIE_FLUSH_GLOBAL, WOOKIE_MEM_FLUSH_GLOBAL },
+		{ WOOKIE_FLUSH_PERSISTENT, WOOKIE_MEM_FLUSH_PERSISTENT },
+	};
+	const struct wookie_reth *reth = &h->reth;
+	struct wookie_mr *mr;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rights); i++) {
+		if (!(h->feth.type & rights[i].type))
+			continue;
+		if (h->feth.level == WOOKIE_FLUSH_LEVEL_MR)
+			mr = wookie_mem_get_whole(resp_wdev(qp), reth->rkey,
+						  resp_pd(qp), qp->ibqp.qp_num,
+						  rights[i].use);
+		else
+			mr = wookie_mem_get(resp_wdev(qp), reth->rkey,
+					    resp_pd(qp), qp->ibqp.qp_num,
+					    rights[i].use, reth->va,
+					    reth->dma_len);
+		if (IS_ERR(mr))
+			return RESP_ERR_ACCESS;
+		wookie_mr_put(mr);
+	}
+	return RESP_OK;
+}
+
+/*
+ * FLUSH (IBTA 1.5).  Every request before it was placed by the CPU, in
+ * PSN order, before it came up: to global visibility there is nothing
+ * left to do but order those stores before the response.  Persistence
+ * is never granted (no MR has IB_ACCESS_FLUSH_PERSISTENT): such a FLUSH
+ * fails its access check.
+ */
+static enum resp_res resp_execute_flush(struct wookie_qp *qp,
+					struct wookie_pkt *pkt)
+{
+	const struct wookie_hdrs *h = &pkt->hdrs;
+	enum resp_res ret;
+
+	if (!qp->resp.rd_atomic || !h->feth.type ||
+	    (h->feth.type & ~(WOOKIE_FLUSH_GLOBAL | WOOKIE_FLUSH_PERSISTENT)) ||
+	    h->feth.level > WOOKIE_FLUSH_LEVEL_MR)
+		return RESP_ERR_INVALID;
+	ret = resp_flush_check(qp, h);
+	if (ret != RESP_OK)
+		return ret;
+	/* The placements before it, ahead of the response's stores. */
+	smp_mb();
+	resp_ibta15_done(qp, h, WOOKIE_RES_FLUSH);
 	return RESP_OK;
 }
 
@@ -1109,10 +1305,14 @@ static enum resp_res resp_execute(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		return resp_execute_read(qp, pkt);
 	if (flags & WOOKIE_OPF_ATOMIC)
 		return resp_execute_atomic(qp, pkt);
+	if (flags & WOOKIE_OPF_ATOMIC_WRITE)
+		return resp_execute_atomic_write(qp, pkt);
+	if (flags & WOOKIE_OPF_FLUSH)
+		return resp_execute_flush(qp, pkt);
 	return RESP_DROP;
 }
 
-/* SEND and WRITE packets; READ and atomics were answered by execute. */
+/* SEND and WRITE packets; the others were answered by execute. */
 static void resp_acknowledge(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	const struct wookie_bth *bth = &pkt->hdrs.bth;

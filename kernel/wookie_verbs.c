@@ -39,7 +39,7 @@ static void wookie_ucontext_resp(struct wookie_ucontext *uc,
 	resp->abi_version = WOOKIE_ABI_VERSION;
 	resp->db_page_size = PAGE_SIZE;
 	resp->db_page_key = rdma_user_mmap_get_offset(uc->db_entry);
-	resp->caps = WOOKIE_CAP_DM;
+	resp->caps = WOOKIE_CAP_DM | WOOKIE_CAP_ATOMIC_WRITE_FLUSH;
 }
 
 static int wookie_init_ucontext(struct ib_ucontext *ibuc,

@@ -32,6 +32,10 @@ static enum ibv_wc_opcode wookie_wc_opcode(uint8_t opcode)
 		return IBV_WC_RECV;
 	case WOOKIE_CQE_RECV_RDMA_WITH_IMM:
 		return IBV_WC_RECV_RDMA_WITH_IMM;
+	case WOOKIE_CQE_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
+	case WOOKIE_CQE_FLUSH:
+		return IBV_WC_FLUSH;
 	default:
 		/* REG_MR only exists on kernel consumers' CQs. */
 		return IBV_WC_DRIVER1;

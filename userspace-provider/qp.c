@@ -47,6 +47,9 @@ static_assert(sizeof(struct ibv_sge) == sizeof(struct wookie_sge) &&
 #define WOOKIE_OPS_RC                                                          \
 	(WOOKIE_OPS_UC | WR_BIT(WOOKIE_WR_SEND_WITH_INV) |                     \
 	 WR_BIT(WOOKIE_WR_RDMA_READ) | WOOKIE_OPS_ATOMIC)
+/* IBTA 1.5, RC and XRC, the wr_* API only; a kernel that offers them. */
+#define WOOKIE_OPS_IBTA15                                                      \
+	(WR_BIT(WOOKIE_WR_ATOMIC_WRITE) | WR_BIT(WOOKIE_WR_FLUSH))
 
 static uint32_t wookie_qp_opcodes(enum ibv_qp_type type)
 {
@@ -64,7 +67,7 @@ static uint32_t wookie_qp_opcodes(enum ibv_qp_type type)
 	}
 }
 
-uint64_t wookie_qp_send_ops(enum ibv_qp_type type)
+uint64_t wookie_qp_send_ops(struct wookie_context *ctx, enum ibv_qp_type type)
 {
 	static const struct {
 		enum wookie_wr_opcode op;
@@ -83,10 +86,16 @@ uint64_t wookie_qp_send_ops(enum ibv_qp_type type)
 		  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD },
 		{ WOOKIE_WR_LOCAL_INV, IBV_QP_EX_WITH_LOCAL_INV },
 		{ WOOKIE_WR_BIND_MW, IBV_QP_EX_WITH_BIND_MW },
+		{ WOOKIE_WR_ATOMIC_WRITE, IBV_QP_EX_WITH_ATOMIC_WRITE },
+		{ WOOKIE_WR_FLUSH, IBV_QP_EX_WITH_FLUSH },
 	};
 	uint32_t ops = wookie_qp_opcodes(type);
 	uint64_t flags = 0;
 	size_t i;
+
+	if ((ctx->caps & WOOKIE_CAP_ATOMIC_WRITE_FLUSH) &&
+	    (ops & WR_BIT(WOOKIE_WR_RDMA_READ)))
+		ops |= WOOKIE_OPS_IBTA15;
 
 	for (i = 0; i < ARRAY_SIZE(map); i++)
 		if (ops & WR_BIT(map[i].op))
@@ -606,6 +615,47 @@ static void wookie_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 			 remote_addr, add, 0);
 }
 
+static void wookie_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				   uint64_t remote_addr, const void *atomic_wr)
+{
+	struct wookie_sqe *sqe = wookie_wr_new(ibqp, WOOKIE_WR_ATOMIC_WRITE);
+
+	if (!sqe)
+		return;
+	sqe->atomic_write.remote_addr = remote_addr;
+	memcpy(sqe->atomic_write.data, atomic_wr,
+	       sizeof(sqe->atomic_write.data));
+	sqe->atomic_write.rkey = rkey;
+	sqe->atomic_write.reserved = 0;
+}
+
+static void wookie_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			    uint64_t remote_addr, size_t len, uint8_t type,
+			    uint8_t level)
+{
+	struct wookie_qp *qp = to_wqp_ex(ibqp);
+	struct wookie_sqe *sqe = wookie_wr_new(ibqp, WOOKIE_WR_FLUSH);
+
+	if (!sqe)
+		return;
+	/* The kernel refuses these too; here wr_complete says EINVAL. */
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR) ||
+	    (level == IBV_FLUSH_RANGE && len > UINT32_MAX)) {
+		wookie_wr_fail(qp, EINVAL);
+		return;
+	}
+	memset(&sqe->flush, 0, sizeof(sqe->flush));
+	sqe->flush.type = type;
+	sqe->flush.level = level;
+	/* The whole MR: address and length mean nothing, send none. */
+	if (level == IBV_FLUSH_RANGE) {
+		sqe->flush.remote_addr = remote_addr;
+		sqe->flush.length = len;
+	}
+	sqe->flush.rkey = rkey;
+}
+
 static void wookie_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
 			      uint32_t rkey,
 			      const struct ibv_mw_bind_info *info)
@@ -789,11 +839,13 @@ static void wookie_wr_abort(struct ibv_qp_ex *ibqp)
 }
 
 /*
- * Fill the ibv_qp_ex operations.  Only members of libibverbs 44's struct
- * are set (nothing from wr_flush on); the builders not asked for stay NULL
- * as they would on hardware without them.
+ * Fill the ibv_qp_ex operations; the builders not asked for stay NULL as
+ * they would on hardware without them.  wr_flush only where the running
+ * libibverbs has it (@has_wr_flush): libibverbs 44's struct ends before
+ * it, and keeps its own word there (see wookie_qp_mark_ex()).
  */
-void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags)
+void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags,
+			     bool has_wr_flush)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
 
@@ -817,6 +869,10 @@ void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_bind_mw = wookie_wr_bind_mw;
 	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = wookie_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = wookie_wr_atomic_write;
+	if ((send_ops_flags & IBV_QP_EX_WITH_FLUSH) && has_wr_flush)
+		qpx->wr_flush = wookie_wr_flush;
 
 	qpx->wr_set_sge = wookie_wr_set_sge;
 	qpx->wr_set_sge_list = wookie_wr_set_sge_list;

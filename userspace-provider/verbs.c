@@ -951,7 +951,8 @@ static uint32_t *wookie_qp_v44_comp_mask(struct wookie_qp *qp)
 			    offsetof(struct ibv_qp_ex, wr_flush));
 }
 
-static void wookie_qp_mark_ex(struct wookie_qp *qp)
+/* Returns whether the running library's ibv_qp_ex has wr_flush. */
+static bool wookie_qp_mark_ex(struct wookie_qp *qp)
 {
 	uint32_t *v44 = wookie_qp_v44_comp_mask(qp);
 
@@ -959,11 +960,12 @@ static void wookie_qp_mark_ex(struct wookie_qp *qp)
 		/* libibverbs 44: the 56.1 word is beyond its structure. */
 		*v44 |= VERBS_QP_EX;
 		qp->vqp.comp_mask = 0;
-	} else {
-		/* A library that knows wr_flush; it must stay NULL. */
-		qp->vqp.qp_ex.wr_flush = NULL;
-		qp->vqp.comp_mask |= VERBS_QP_EX;
+		return false;
 	}
+	/* A library that knows wr_flush: NULL unless it is asked for. */
+	qp->vqp.qp_ex.wr_flush = NULL;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	return true;
 }
 
 /* Not an ibv_qp_ex: clear the poison, if it is wr_flush. */
@@ -995,7 +997,8 @@ struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
 	    (send_ops &&
-	     (attr->send_ops_flags & ~wookie_qp_send_ops(attr->qp_type))))
+	     (attr->send_ops_flags &
+	      ~wookie_qp_send_ops(to_wctx(ibctx), attr->qp_type))))
 		ret = EOPNOTSUPP;
 	if (!ret)
 		ret = wookie_check_qp_init(ibctx, attr);
@@ -1016,8 +1019,10 @@ struct ibv_qp *wookie_create_qp_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err_free;
 	if (send_ops) {
-		wookie_qp_mark_ex(qp);
-		wookie_qp_init_send_ops(qp, attr->send_ops_flags);
+		bool has_wr_flush = wookie_qp_mark_ex(qp);
+
+		wookie_qp_init_send_ops(qp, attr->send_ops_flags,
+					has_wr_flush);
 	} else {
 		wookie_qp_unmark_ex(qp);
 	}

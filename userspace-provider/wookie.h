@@ -360,8 +360,9 @@ int wookie_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 int wookie_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		   struct ibv_mw_bind *mw_bind);
 /* IBV_QP_EX_WITH_* a QP of this type supports through the wr_* API. */
-uint64_t wookie_qp_send_ops(enum ibv_qp_type type);
-void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags);
+uint64_t wookie_qp_send_ops(struct wookie_context *ctx, enum ibv_qp_type type);
+void wookie_qp_init_send_ops(struct wookie_qp *qp, uint64_t send_ops_flags,
+			     bool has_wr_flush);
 
 /* cq.c: completions */
 void wookie_cq_clean(struct wookie_cq *cq, uint32_t qp_num);

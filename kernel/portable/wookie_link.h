@@ -23,6 +23,7 @@ enum {
 	WOOKIE_IETH_BYTES = 4,
 	WOOKIE_DETH_BYTES = 8,
 	WOOKIE_XRCETH_BYTES = 4,
+	WOOKIE_FETH_BYTES = 4,
 	WOOKIE_ICRC_BYTES = 4,
 	/*
 	 * The largest set of extended headers one packet carries: AtomicETH.

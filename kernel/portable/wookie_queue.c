@@ -67,6 +67,8 @@ static bool wookie_sq_opcode_ok(const struct wookie_sq_limits *lim,
 	case WOOKIE_WR_RDMA_READ:
 	case WOOKIE_WR_ATOMIC_CMP_AND_SWP:
 	case WOOKIE_WR_ATOMIC_FETCH_AND_ADD:
+	case WOOKIE_WR_ATOMIC_WRITE:
+	case WOOKIE_WR_FLUSH:
 		return lim->kind == WOOKIE_QP_KIND_RC ||
 		       lim->kind == WOOKIE_QP_KIND_XRC_INI;
 	case WOOKIE_WR_REG_MR:
@@ -103,6 +105,7 @@ int wookie_sqe_check(const struct wookie_sqe *wqe,
 	bool inline_ok = false, sges_ok = true;
 	__u32 reserved = 0;
 	__u64 total = 0;
+	unsigned int i;
 	int ret;
 
 	if (!wookie_sq_opcode_ok(lim, wqe->opcode))
@@ -135,6 +138,21 @@ int wookie_sqe_check(const struct wookie_sqe *wqe,
 	case WOOKIE_WR_ATOMIC_CMP_AND_SWP:
 	case WOOKIE_WR_ATOMIC_FETCH_AND_ADD:
 		reserved = wqe->atomic.reserved;
+		break;
+	case WOOKIE_WR_ATOMIC_WRITE:
+		/* The 8 bytes are in the WQE itself. */
+		reserved = wqe->atomic_write.reserved;
+		sges_ok = false;
+		break;
+	case WOOKIE_WR_FLUSH:
+		if (!wqe->flush.type ||
+		    wqe->flush.type & ~(WOOKIE_FLUSH_GLOBAL |
+					WOOKIE_FLUSH_PERSISTENT) ||
+		    wqe->flush.level > WOOKIE_FLUSH_LEVEL_MR)
+			return -EINVAL;
+		for (i = 0; i < sizeof(wqe->flush.reserved); i++)
+			reserved |= wqe->flush.reserved[i];
+		sges_ok = false;
 		break;
 	case WOOKIE_WR_REG_MR:
 		reserved = wqe->reg.reserved;
@@ -172,6 +190,8 @@ int wookie_sqe_check(const struct wookie_sqe *wqe,
 		ret = wookie_sge_total(sge, wqe->num_sge, &total);
 		if (ret)
 			return ret;
+		if (wqe->opcode == WOOKIE_WR_ATOMIC_WRITE)
+			total = sizeof(wqe->atomic_write.data);
 	}
 
 	if (lim->kind == WOOKIE_QP_KIND_UD && total > mtu)

@@ -104,12 +104,15 @@ struct wookie_sq_limits {
  * Check a send WQE, copied out of the ring together with its SGEs or
  * inline data (the copy holds wookie_sq_stride() bytes).  Returns:
  *   0          valid; *total_len (if not NULL) is its message length
+ *              (8 for an ATOMIC WRITE, 0 for a FLUSH)
  *   -EINVAL    malformed: unknown opcode or one the QP type cannot post,
  *              unknown flags, num_sge above the limit, inline data above
  *              the limit or on an opcode without payload, nonzero
  *              reserved fields, an XRC SRQ number on a QP that is not an
  *              XRC initiator or above 24 bits, an atomic whose one SGE is
- *              not 8 bytes (LOC_QP_OP_ERR)
+ *              not 8 bytes, SGEs on an ATOMIC WRITE (its 8 bytes are in
+ *              the WQE) or a FLUSH, a FLUSH of no or an unknown placement
+ *              type or selectivity level (LOC_QP_OP_ERR)
  *   -EMSGSIZE  the SGE lengths add up to more than 2^31 bytes, or a UD
  *              message above @mtu (LOC_LEN_ERR)
  */

@@ -61,6 +61,11 @@ static const __u32 wookie_rc_op_flags[32] = {
 	[WOOKIE_OP_SEND_LAST_INV] = OPF_SEND_PKT | WOOKIE_OPF_LAST |
 		WOOKIE_OPF_IETH,
 	[WOOKIE_OP_SEND_ONLY_INV] = OPF_SEND_PKT | OPF_ONLY | WOOKIE_OPF_IETH,
+	[WOOKIE_OP_FLUSH] = WOOKIE_OPF_REQUEST | WOOKIE_OPF_FLUSH | OPF_ONLY |
+		WOOKIE_OPF_FETH | WOOKIE_OPF_RETH,
+	[WOOKIE_OP_ATOMIC_WRITE] = WOOKIE_OPF_REQUEST |
+		WOOKIE_OPF_ATOMIC_WRITE | OPF_ONLY | WOOKIE_OPF_RETH |
+		WOOKIE_OPF_PAYLOAD,
 };
 
 __u32 wookie_opcode_flags(__u8 opcode)
@@ -98,6 +103,8 @@ static unsigned int wookie_flags_hdr_len(__u32 flags)
 		len += WOOKIE_XRCETH_BYTES;
 	if (flags & WOOKIE_OPF_DETH)
 		len += WOOKIE_DETH_BYTES;
+	if (flags & WOOKIE_OPF_FETH)
+		len += WOOKIE_FETH_BYTES;
 	if (flags & WOOKIE_OPF_RETH)
 		len += WOOKIE_RETH_BYTES;
 	if (flags & WOOKIE_OPF_ATOMIC_ETH)
@@ -164,6 +171,10 @@ static void wookie_put64(__u8 *p, __u64 v)
 #define BTH_FECN	0x80
 #define BTH_BECN	0x40
 #define BTH_ACKREQ	0x80
+/* FETH: reserved bits, selectivity level in bits 5:4, placement type 3:0. */
+#define FETH_TYPE_MASK		0x0f
+#define FETH_LEVEL_SHIFT	4
+#define FETH_LEVEL_MASK		0x03
 
 int wookie_hdrs_build(__u8 *buf, size_t cap, const struct wookie_hdrs *h)
 {
@@ -203,6 +214,11 @@ int wookie_hdrs_build(__u8 *buf, size_t cap, const struct wookie_hdrs *h)
 		wookie_put32(p, h->deth.qkey);
 		wookie_put24(p + 5, h->deth.src_qp);
 		p += WOOKIE_DETH_BYTES;
+	}
+	if (flags & WOOKIE_OPF_FETH) {
+		wookie_put32(p, (__u32)(h->feth.level & FETH_LEVEL_MASK) <<
+				FETH_LEVEL_SHIFT | (h->feth.type & FETH_TYPE_MASK));
+		p += WOOKIE_FETH_BYTES;
 	}
 	if (flags & WOOKIE_OPF_RETH) {
 		wookie_put64(p, h->reth.va);
@@ -293,6 +309,13 @@ int wookie_hdrs_parse(const __u8 *buf, size_t len, struct wookie_hdrs *h)
 		h->deth.qkey = wookie_get32(p);
 		h->deth.src_qp = wookie_get24(p + 5);
 		p += WOOKIE_DETH_BYTES;
+	}
+	if (flags & WOOKIE_OPF_FETH) {
+		__u32 feth = wookie_get32(p);
+
+		h->feth.type = feth & FETH_TYPE_MASK;
+		h->feth.level = (feth >> FETH_LEVEL_SHIFT) & FETH_LEVEL_MASK;
+		p += WOOKIE_FETH_BYTES;
 	}
 	if (flags & WOOKIE_OPF_RETH) {
 		h->reth.va = wookie_get64(p);

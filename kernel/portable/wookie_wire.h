@@ -44,6 +44,9 @@ enum wookie_op {
 	WOOKIE_OP_FETCH_ADD = 0x14,
 	WOOKIE_OP_SEND_LAST_INV = 0x16,
 	WOOKIE_OP_SEND_ONLY_INV = 0x17,
+	/* IBTA 1.5: answered by a READ RESPONSE ONLY with no payload. */
+	WOOKIE_OP_FLUSH = 0x1c,
+	WOOKIE_OP_ATOMIC_WRITE = 0x1d,
 };
 
 /* What an opcode is and which headers follow its BTH. */
@@ -78,7 +81,15 @@ enum {
 	WOOKIE_OPF_ACK = 1u << 17,
 	/* XRC requests: the XRCETH (the target SRQ) follows the BTH. */
 	WOOKIE_OPF_XRCETH = 1u << 18,
+	/* FLUSH: the FETH comes before its RETH. */
+	WOOKIE_OPF_FETH = 1u << 19,
+	/* The IBTA 1.5 classes; their responses are of the READ class. */
+	WOOKIE_OPF_FLUSH = 1u << 20,
+	WOOKIE_OPF_ATOMIC_WRITE = 1u << 21,
 };
+
+/* The payload of an ATOMIC WRITE, and the RETH length it states. */
+#define WOOKIE_ATOMIC_WRITE_BYTES 8
 
 /*
  * Flags of a full opcode (transport | operation), 0 for an opcode that is
@@ -141,6 +152,14 @@ struct wookie_atomic_eth {
 	__u64 compare;
 };
 
+/* FETH: what a FLUSH makes durable, and over what. */
+struct wookie_feth {
+	/* Placement type, 4 bits: WOOKIE_FLUSH_GLOBAL, _PERSISTENT. */
+	__u8 type;
+	/* Selectivity level, 2 bits: WOOKIE_FLUSH_LEVEL_RANGE or _MR. */
+	__u8 level;
+};
+
 struct wookie_deth {
 	__u32 qkey;
 	/* 24 bits */
@@ -153,6 +172,7 @@ struct wookie_hdrs {
 	/* wookie_opcode_flags(bth.opcode) */
 	__u32 flags;
 	struct wookie_reth reth;
+	struct wookie_feth feth;
 	struct wookie_aeth aeth;
 	struct wookie_atomic_eth atomic;
 	/* AtomicAckETH: the original remote value. */

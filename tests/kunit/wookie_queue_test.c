@@ -52,9 +52,27 @@ static bool queue_is_local(unsigned int op)
 	       op == WOOKIE_WR_REG_MR;
 }
 
+/* IBTA 1.5's operations carry no SGE: their data is in the WQE. */
+static bool queue_no_sge(unsigned int op)
+{
+	return queue_is_local(op) || op == WOOKIE_WR_ATOMIC_WRITE ||
+	       op == WOOKIE_WR_FLUSH;
+}
+
+/* The message length of queue_minimal()'s WQE of @op. */
+static u64 queue_minimal_total(unsigned int op)
+{
+	if (op == WOOKIE_WR_ATOMIC_WRITE)
+		return 8;
+	if (queue_no_sge(op))
+		return 0;
+	return queue_is_atomic(op) ? 8 : 100;
+}
+
 /*
  * The smallest well-formed WQE of @op: one 100-byte SGE, one 8-byte SGE
- * for an atomic, none for a local operation or where no SGE fits.
+ * for an atomic, none for a local operation, an ATOMIC WRITE, a FLUSH (to
+ * global visibility, of a range) or where no SGE fits.
  */
 static void queue_minimal(struct queue_slot *s, unsigned int op)
 {
@@ -62,7 +80,9 @@ static void queue_minimal(struct queue_slot *s, unsigned int op)
 	s->wqe->wr_id = 0x1234;
 	s->wqe->opcode = op;
 	s->wqe->flags = WOOKIE_WQE_SIGNALED;
-	if (queue_is_local(op) || s->size < WOOKIE_SQE_SIZE(1))
+	if (op == WOOKIE_WR_FLUSH)
+		s->wqe->flush.type = WOOKIE_FLUSH_GLOBAL;
+	if (queue_no_sge(op) || s->size < WOOKIE_SQE_SIZE(1))
 		return;
 	s->wqe->num_sge = 1;
 	s->sge[0].addr = 0x10000;
@@ -167,7 +187,8 @@ struct queue_opcode_row {
 		      BIT(WOOKIE_WR_RDMA_READ) |			\
 		      BIT(WOOKIE_WR_ATOMIC_CMP_AND_SWP) |		\
 		      BIT(WOOKIE_WR_ATOMIC_FETCH_AND_ADD) |		\
-		      BIT(WOOKIE_WR_LOCAL_INV) | BIT(WOOKIE_WR_BIND_MW))
+		      BIT(WOOKIE_WR_LOCAL_INV) | BIT(WOOKIE_WR_BIND_MW) | \
+		      BIT(WOOKIE_WR_ATOMIC_WRITE) | BIT(WOOKIE_WR_FLUSH))
 #define QUEUE_UC_OPS (BIT(WOOKIE_WR_SEND) | BIT(WOOKIE_WR_SEND_WITH_IMM) | \
 		      BIT(WOOKIE_WR_RDMA_WRITE) |			\
 		      BIT(WOOKIE_WR_RDMA_WRITE_WITH_IMM) |		\
@@ -216,10 +237,40 @@ static void wookie_queue_opcode_matrix(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, total, QUEUE_UNTOUCHED);
 			continue;
 		}
-		KUNIT_EXPECT_EQ_MSG(test, total, queue_is_local(op) ? 0ull :
-				    queue_is_atomic(op) ? 8ull : 100ull,
+		KUNIT_EXPECT_EQ_MSG(test, total, queue_minimal_total(op),
 				    "opcode %u", op);
 	}
+}
+
+/* A FLUSH names one or both placement types and a known level. */
+static void wookie_queue_flush(struct kunit *test)
+{
+	struct queue_slot s;
+	unsigned int type, level;
+	u64 total;
+
+	queue_slot_init(test, &s, WOOKIE_QP_KIND_RC, 4, 64, false);
+	for (type = 0; type < 256; type++) {
+		for (level = 0; level < 256; level++) {
+			bool want = type >= 1 && type <= 3 && level <= 1;
+
+			queue_minimal(&s, WOOKIE_WR_FLUSH);
+			s.wqe->flush.type = type;
+			s.wqe->flush.level = level;
+			KUNIT_EXPECT_EQ_MSG(test,
+					    queue_check(&s, &total, QUEUE_MTU),
+					    want ? 0 : -EINVAL, "%u %u", type,
+					    level);
+		}
+	}
+	queue_minimal(&s, WOOKIE_WR_FLUSH);
+	s.wqe->flush.reserved[5] = 1;
+	KUNIT_EXPECT_EQ(test, queue_check(&s, &total, QUEUE_MTU), -EINVAL);
+	/* An ATOMIC WRITE's 8 bytes are in the WQE: no SGE. */
+	queue_minimal(&s, WOOKIE_WR_ATOMIC_WRITE);
+	s.wqe->num_sge = 1;
+	s.sge[0].length = 8;
+	KUNIT_EXPECT_EQ(test, queue_check(&s, &total, QUEUE_MTU), -EINVAL);
 }
 
 static void wookie_queue_unknown_kind(struct kunit *test)
@@ -536,6 +587,7 @@ static struct kunit_case wookie_queue_cases[] = {
 	KUNIT_CASE(wookie_queue_ring_arithmetic),
 	KUNIT_CASE_PARAM(wookie_queue_opcode_matrix, queue_rows_gen_params),
 	KUNIT_CASE(wookie_queue_unknown_kind),
+	KUNIT_CASE(wookie_queue_flush),
 	KUNIT_CASE(wookie_queue_flags),
 	KUNIT_CASE(wookie_queue_reserved),
 	KUNIT_CASE(wookie_queue_num_sge),

@@ -73,6 +73,8 @@ static void wire_decoded(const struct wookie_wire_pkt_vector *v,
 	memcpy(&h->imm_be, v->imm, 4);
 	h->ieth_rkey = v->ieth_rkey;
 	h->xrc_srqn = v->xrc_srqn;
+	h->feth.type = v->feth_type;
+	h->feth.level = v->feth_level;
 	h->hdr_len = v->hdr_len;
 	h->payload_len = v->payload_len;
 }
@@ -140,6 +142,10 @@ static void wire_expect_same(struct kunit *test, const struct wookie_hdrs *got,
 			  want->ieth_rkey);
 	wire_expect_field(test, "xrc_srqn", got->xrc_srqn,
 			  want->xrc_srqn);
+	wire_expect_field(test, "feth.type", got->feth.type,
+			  want->feth.type);
+	wire_expect_field(test, "feth.level", got->feth.level,
+			  want->feth.level);
 	wire_expect_field(test, "hdr_len", got->hdr_len,
 			  want->hdr_len);
 	wire_expect_field(test, "payload_len", got->payload_len,
@@ -195,6 +201,15 @@ static void wookie_wire_kernel_view(struct kunit *test)
 		memmove(p->bytes + IB_BTH_BYTES,
 			p->bytes + IB_BTH_BYTES + IB_EXT_XRC_BYTES,
 			v->len - IB_BTH_BYTES - IB_EXT_XRC_BYTES);
+	}
+	/* Nor a FETH (6.1 has no FLUSH): the same, after the XRCETH. */
+	if (o->flags & WOOKIE_OPF_FETH) {
+		u32 feth = get_unaligned_be32(p->bytes + IB_BTH_BYTES);
+
+		KUNIT_EXPECT_EQ(test, feth & 0xf, v->feth_type);
+		KUNIT_EXPECT_EQ(test, (feth >> 4) & 3, v->feth_level);
+		memmove(p->bytes + IB_BTH_BYTES, p->bytes + IB_BTH_BYTES + 4,
+			v->len - IB_BTH_BYTES - 4);
 	}
 	oh = &p->oh;
 
@@ -343,7 +358,8 @@ static void wookie_wire_opcode(struct kunit *test)
 	/* One class, one direction; MIDDLE excludes FIRST and LAST. */
 	KUNIT_EXPECT_EQ(test, hweight32(f & (WOOKIE_OPF_SEND |
 		WOOKIE_OPF_WRITE | WOOKIE_OPF_READ | WOOKIE_OPF_ATOMIC |
-		WOOKIE_OPF_ACK)), 1u);
+		WOOKIE_OPF_ACK | WOOKIE_OPF_FLUSH | WOOKIE_OPF_ATOMIC_WRITE)),
+		1u);
 	KUNIT_EXPECT_EQ(test, hweight32(f & (WOOKIE_OPF_REQUEST |
 		WOOKIE_OPF_RESPONSE)), 1u);
 	if (f & WOOKIE_OPF_MIDDLE)
@@ -553,6 +569,10 @@ static void wookie_wire_random_round_trip(struct kunit *test)
 				h.ieth_rkey = wire_rand(&seed);
 			if (o->flags & WOOKIE_OPF_XRCETH)
 				h.xrc_srqn = wire_rand(&seed) & 0xffffff;
+			if (o->flags & WOOKIE_OPF_FETH) {
+				h.feth.type = wire_rand(&seed) & 0xf;
+				h.feth.level = wire_rand(&seed) & 3;
+			}
 			h.payload_len = payload;
 
 			pkt = kunit_kzalloc(test, o->hdr_len + payload + pad,

@@ -7,8 +7,9 @@
  * Packets are assembled by hand, byte by byte, from the layouts of IBTA 1.4
  * chapter 9 (BTH 9.2, DETH 9.3.3, RETH 9.3.4, AtomicETH 9.3.5, AETH 9.3.6,
  * AtomicAckETH 9.3.7, ImmDt 9.3.8, IETH 9.3.9) and the header sequences of
- * its per-opcode tables; header lengths and timer values are written out as
- * numbers, never derived from wookie_wire.c's own tables.
+ * its per-opcode tables, and IBTA 1.5's FLUSH (FETH, then RETH) and ATOMIC
+ * WRITE (RETH, 8 bytes of payload); header lengths and timer values are
+ * written out as numbers, never derived from wookie_wire.c's own tables.
  */
 #ifndef WOOKIE_WIRE_VECTORS_H
 #define WOOKIE_WIRE_VECTORS_H
@@ -50,6 +51,8 @@ struct wookie_wire_pkt_vector {
 	unsigned int rebuilds;
 	/* XRCETH (left out, 0, by the vectors of other transports) */
 	__u32 xrc_srqn;
+	/* FETH (left out, 0, by the vectors of other opcodes) */
+	unsigned int feth_type, feth_level;
 };
 
 static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
@@ -60,14 +63,14 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		'a', 'b', 'c', 'd', 'e', 0x00, 0x00, 0x00 },
 	  0x04, 1, 0, 3, 0xffff, 0, 0, 0x11, 1, 0x2a,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 5, 1, 0 },
+	  12, 5, 1, 0, 0, 0 },
 	{ "rc_send_only_empty", 12, {
 		0x04, 0x00, 0x80, 0x00,		/* pkey 0x8000 */
 		0x00, 0x00, 0x00, 0x01,
 		0x80, 0xff, 0xff, 0xff },	/* PSN 2^24 - 1 */
 	  0x04, 0, 0, 0, 0x8000, 0, 0, 0x01, 1, 0xffffff,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 0, 1, 0 },
+	  12, 0, 1, 0, 0, 0 },
 	{ "rc_send_first", 24, {
 		0x00, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -76,7 +79,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x09, 0x0a, 0x0b, 0x0c },
 	  0x00, 0, 0, 0, 0xffff, 0, 0, 0x11, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 12, 1, 0 },
+	  12, 12, 1, 0, 0, 0 },
 	{ "rc_send_last_imm", 20, {
 		0x03, 0x20, 0xff, 0xff,		/* pad 2 */
 		0x00, 0x00, 0x00, 0x11,
@@ -86,7 +89,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x03, 0, 0, 2, 0xffff, 0, 0, 0x11, 1, 0x100,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	  { 0x12, 0x34, 0x56, 0x78 }, 0,
-	  16, 2, 1, 0 },
+	  16, 2, 1, 0, 0, 0 },
 	{ "rc_write_first", 36, {
 		0x06, 0x00, 0xff, 0xff,		/* RDMA WRITE FIRST */
 		0x00, 0x12, 0x34, 0x56,		/* dest QP 0x123456 */
@@ -98,7 +101,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x06, 0, 0, 0, 0xffff, 0, 0, 0x123456, 0, 0xabcdef,
 	  0x00007f0012345678ull, 0x1234, 4096,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  28, 8, 1, 0 },
+	  28, 8, 1, 0, 0, 0 },
 	{ "rc_write_middle", 16, {
 		0x07, 0x00, 0xff, 0xff,
 		0x00, 0x12, 0x34, 0x56,
@@ -106,7 +109,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0xde, 0xad, 0xbe, 0xef },
 	  0x07, 0, 0, 0, 0xffff, 0, 0, 0x123456, 0, 0xabcdf0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 1, 0 },
+	  12, 4, 1, 0, 0, 0 },
 	{ "rc_write_only_imm", 36, {
 		0x0b, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x12,
@@ -119,7 +122,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x0b, 0, 0, 0, 0xffff, 0, 0, 0x12, 1, 7,
 	  0x1000, 0x99, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0xca, 0xfe, 0xf0, 0x0d }, 0,
-	  32, 4, 1, 0 },
+	  32, 4, 1, 0, 0, 0 },
 	{ "rc_read_request", 28, {
 		0x0c, 0x40, 0x80, 0x01,		/* MigReq, pkey 0x8001 */
 		0xc0, 0x00, 0x00, 0x02,		/* FECN, BECN */
@@ -130,7 +133,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x0c, 0, 1, 0, 0x8001, 1, 1, 0x02, 1, 0xffffff,
 	  0xfedcba9876543210ull, 0xdeadbeef, 0x80000000,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  28, 0, 1, 0 },
+	  28, 0, 1, 0, 0, 0 },
 	{ "rc_read_response_first", 24, {
 		0x0d, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x21,
@@ -139,7 +142,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08 },
 	  0x0d, 0, 0, 0, 0xffff, 0, 0, 0x21, 0, 0x30,
 	  0, 0, 0, 0x1f, 3, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 8, 1, 0 },
+	  16, 8, 1, 0, 0, 0 },
 	{ "rc_read_response_middle", 20, {
 		0x0e, 0x10, 0xff, 0xff,		/* pad 1 */
 		0x00, 0x00, 0x00, 0x21,
@@ -147,7 +150,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00 },
 	  0x0e, 0, 0, 1, 0xffff, 0, 0, 0x21, 0, 0x31,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 7, 1, 0 },
+	  12, 7, 1, 0, 0, 0 },
 	{ "rc_ack", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -155,7 +158,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x1f, 0x00, 0x00, 0x07 },	/* ACK, no credits, MSN 7 */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x100,
 	  0, 0, 0, 0x1f, 7, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 	{ "rc_nak_psn_seq", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -163,7 +166,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x60, 0x00, 0x00, 0x05 },	/* NAK, PSN sequence error */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x105,
 	  0, 0, 0, 0x60, 5, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 	{ "rc_nak_remote_access", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -172,7 +175,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x106,
 	  0, 0, 0, 0x62, 0xffffff, 0, 0, 0, 0, 0, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 	{ "rc_rnr_nak", 16, {
 		0x11, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0xab,
@@ -180,7 +183,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x2e, 0x00, 0x00, 0x04 },	/* RNR NAK, timer 14 */
 	  0x11, 0, 0, 0, 0xffff, 0, 0, 0xab, 0, 0x107,
 	  0, 0, 0, 0x2e, 4, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 	{ "rc_cmp_swap", 40, {
 		0x13, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -193,7 +196,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0, 0, 0, 0, 0,
 	  0x10000008ull, 0xabcdef, 0x1111111122222222ull,
 	  0x3333333344444444ull, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  40, 0, 1, 0 },
+	  40, 0, 1, 0, 0, 0 },
 	{ "rc_fetch_add", 40, {
 		0x14, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -206,7 +209,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0, 0, 0, 0, 0,
 	  0xfffffffffffffff8ull, 0x12345678, 1, 0, 0, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  40, 0, 1, 0 },
+	  40, 0, 1, 0, 0, 0 },
 	{ "rc_atomic_ack", 24, {
 		0x12, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x22,
@@ -216,7 +219,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x12, 0, 0, 0, 0xffff, 0, 0, 0x22, 0, 0x10,
 	  0, 0, 0, 0x00, 9, 0, 0, 0, 0, 0x0123456789abcdefull, 0, 0,
 	  { 0, 0, 0, 0 }, 0,
-	  24, 0, 1, 0 },
+	  24, 0, 1, 0, 0, 0 },
 	{ "rc_send_last_inv", 20, {
 		0x16, 0x10, 0xff, 0xff,		/* SEND LAST INV, pad 1 */
 		0x00, 0x00, 0x00, 0x11,
@@ -225,7 +228,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x0a, 0x0b, 0x0c, 0x00 },
 	  0x16, 0, 0, 1, 0xffff, 0, 0, 0x11, 1, 0x123,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0xc0ffee,
-	  16, 3, 1, 0 },
+	  16, 3, 1, 0, 0, 0 },
 	{ "rc_send_only_inv", 16, {
 		0x17, 0x80, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x11,
@@ -233,7 +236,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x87, 0x65, 0x43, 0x21 },
 	  0x17, 1, 0, 0, 0xffff, 0, 0, 0x11, 1, 0x124,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0x87654321,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 	{ "uc_write_only_imm", 36, {
 		0x2b, 0x00, 0xff, 0xff,		/* UC RDMA WRITE ONLY IMM */
 		0x00, 0x00, 0x00, 0x33,
@@ -246,7 +249,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x2b, 0, 0, 0, 0xffff, 0, 0, 0x33, 0, 1,
 	  0x100000000ull, 0x400, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0x00, 0x00, 0x00, 0x01 }, 0,
-	  32, 4, 1, 0 },
+	  32, 4, 1, 0, 0, 0 },
 	{ "uc_send_middle", 16, {
 		0x21, 0x00, 0x7f, 0xff,
 		0x00, 0x00, 0x00, 0x33,
@@ -254,7 +257,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04 },
 	  0x21, 0, 0, 0, 0x7fff, 0, 0, 0x33, 0, 2,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 1, 0 },
+	  12, 4, 1, 0, 0, 0 },
 	{ "ud_send_only", 24, {
 		0x64, 0x00, 0xff, 0xff,		/* UD SEND ONLY */
 		0x00, 0x00, 0x00, 0x01,		/* QP1 */
@@ -265,7 +268,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x64, 0, 0, 0, 0xffff, 0, 0, 0x01, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80010000, 0x01,
 	  { 0, 0, 0, 0 }, 0,
-	  20, 4, 1, 0 },
+	  20, 4, 1, 0, 0, 0 },
 	{ "ud_send_only_imm", 28, {
 		0x65, 0xa0, 0xff, 0xff,		/* SE, pad 2 */
 		0x00, 0x00, 0x00, 0x2a,
@@ -277,7 +280,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0x65, 1, 0, 2, 0xffff, 0, 0, 0x2a, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11111111, 0x33,
 	  { 0xde, 0xad, 0xbe, 0xef }, 0,
-	  24, 2, 1, 0 },
+	  24, 2, 1, 0, 0, 0 },
 	/* Reserved bits are ignored on receipt and written as 0. */
 	{ "rc_send_middle_reserved_bits", 16, {
 		0x01, 0x00, 0xff, 0xff,
@@ -286,7 +289,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04 },
 	  0x01, 0, 0, 0, 0xffff, 0, 0, 0x11, 0, 5,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  12, 4, 0, 0 },
+	  12, 4, 0, 0, 0, 0 },
 	{ "ud_send_only_deth_reserved", 20, {
 		0x64, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x05,
@@ -295,7 +298,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0xff, 0x00, 0x00, 0x44 },	/* resv8 set */
 	  0x64, 0, 0, 0, 0xffff, 0, 0, 0x05, 0, 9,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x44, { 0, 0, 0, 0 }, 0,
-	  20, 0, 0, 0 },
+	  20, 0, 0, 0, 0, 0 },
 	/* XRC (IBTA 9.3.2): the XRCETH, 8 reserved bits and the SRQ number,
 	 * right after the BTH; responses are RC's.
 	 */
@@ -307,7 +310,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		'x', 'r', 'c', 'x', 'r', 0x00, 0x00, 0x00 },
 	  0xa4, 0, 0, 3, 0xffff, 0, 0, 0x21, 1, 3,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 5, 1, 0xabcdef },
+	  16, 5, 1, 0xabcdef, 0, 0 },
 	{ "xrc_send_first_reserved", 20, {
 		0xa0, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x21,
@@ -316,7 +319,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x01, 0x02, 0x03, 0x04 },
 	  0xa0, 0, 0, 0, 0xffff, 0, 0, 0x21, 0, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 4, 0, 1 },
+	  16, 4, 0, 1, 0, 0 },
 	{ "xrc_write_only_imm", 40, {
 		0xab, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x22,
@@ -330,7 +333,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0xab, 0, 0, 0, 0xffff, 0, 0, 0x22, 1, 8,
 	  0x2000, 0x199, 4,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0xca, 0xfe, 0xf0, 0x0d }, 0,
-	  36, 4, 1, 7 },
+	  36, 4, 1, 7, 0, 0 },
 	{ "xrc_fetch_add", 44, {
 		0xb4, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x23,
@@ -343,7 +346,59 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 	  0xb4, 0, 0, 0, 0xffff, 0, 0, 0x23, 1, 9,
 	  0, 0, 0, 0, 0,
 	  0x3000, 0x202, 5, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  44, 0, 1, 0xffffff },
+	  44, 0, 1, 0xffffff, 0, 0 },
+	/* IBTA 1.5: the FETH (placement type in bits 3:0, selectivity level
+	 * in 5:4) before the RETH; ATOMIC WRITE is a RETH and 8 bytes.
+	 */
+	{ "rc_flush_mr", 32, {
+		0x1c, 0x00, 0xff, 0xff,		/* FLUSH */
+		0x00, 0x00, 0x00, 0x12,
+		0x80, 0x00, 0x00, 0x05,
+		0x00, 0x00, 0x00, 0x11,		/* level MR, global */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00,
+		0x00, 0x00, 0x03, 0x21,
+		0x00, 0x00, 0x10, 0x00 },
+	  0x1c, 0, 0, 0, 0xffff, 0, 0, 0x12, 1, 5,
+	  0x4000, 0x321, 0x1000,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  32, 0, 1, 0, 1, 1 },
+	{ "rc_flush_feth_reserved", 32, {
+		0x1c, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x12,
+		0x80, 0x00, 0x00, 0x06,
+		0xff, 0xff, 0xff, 0xc2,		/* reserved set; range, pers. */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x08,
+		0x00, 0x00, 0x03, 0x21,
+		0x00, 0x00, 0x00, 0x08 },
+	  0x1c, 0, 0, 0, 0xffff, 0, 0, 0x12, 1, 6,
+	  0x4008, 0x321, 8,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  32, 0, 0, 0, 2, 0 },
+	{ "rc_atomic_write", 36, {
+		0x1d, 0x00, 0xff, 0xff,		/* ATOMIC WRITE */
+		0x00, 0x00, 0x00, 0x13,
+		0x80, 0x00, 0x00, 0x07,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x08,
+		0x00, 0x00, 0x04, 0x44,
+		0x00, 0x00, 0x00, 0x08,
+		'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h' },
+	  0x1d, 0, 0, 0, 0xffff, 0, 0, 0x13, 1, 7,
+	  0x5008, 0x444, 8,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  28, 8, 1, 0, 0, 0 },
+	{ "xrc_flush", 36, {
+		0xbc, 0x00, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x24,
+		0x80, 0x00, 0x00, 0x0a,
+		0x00, 0x00, 0x00, 0x07,		/* XRCETH, then the FETH */
+		0x00, 0x00, 0x00, 0x01,		/* level range, global */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00,
+		0x00, 0x00, 0x05, 0x55,
+		0x00, 0x00, 0x00, 0x40 },
+	  0xbc, 0, 0, 0, 0xffff, 0, 0, 0x24, 1, 10,
+	  0x6000, 0x555, 0x40,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
+	  36, 0, 1, 7, 1, 0 },
 	{ "xrc_ack", 16, {
 		0xb1, 0x00, 0xff, 0xff,
 		0x00, 0x00, 0x00, 0x31,		/* to the INI */
@@ -351,7 +406,7 @@ static const struct wookie_wire_pkt_vector wookie_wire_pkt_vectors[] = {
 		0x00, 0x00, 0x00, 0x03 },	/* no XRCETH */
 	  0xb1, 0, 0, 0, 0xffff, 0, 0, 0x31, 0, 9,
 	  0, 0, 0, 0x00, 3, 0, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0 }, 0,
-	  16, 0, 1, 0 },
+	  16, 0, 1, 0, 0, 0 },
 };
 
 /* A packet wookie_hdrs_parse() must refuse. */
@@ -519,6 +574,10 @@ static const struct wookie_wire_opcode_vector wookie_wire_opcode_vectors[] = {
 		    WOOKIE_TEST_ONLY | WOOKIE_OPF_ATOMIC_ETH },
 	{ 0x16, 16, WOOKIE_TEST_SEND | WOOKIE_OPF_LAST | WOOKIE_OPF_IETH },
 	{ 0x17, 16, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IETH },
+	{ 0x1c, 32, WOOKIE_OPF_FLUSH | WOOKIE_OPF_REQUEST | WOOKIE_TEST_ONLY |
+		    WOOKIE_OPF_FETH | WOOKIE_OPF_RETH },
+	{ 0x1d, 28, WOOKIE_OPF_ATOMIC_WRITE | WOOKIE_OPF_REQUEST |
+		    WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH | WOOKIE_OPF_PAYLOAD },
 	/* UC: SEND and RDMA WRITE only. */
 	{ 0x20, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_FIRST },
 	{ 0x21, 12, WOOKIE_TEST_SEND | WOOKIE_OPF_MIDDLE },
@@ -574,13 +633,18 @@ static const struct wookie_wire_opcode_vector wookie_wire_opcode_vectors[] = {
 		    WOOKIE_OPF_XRCETH },
 	{ 0xb7, 20, WOOKIE_TEST_SEND | WOOKIE_TEST_ONLY | WOOKIE_OPF_IETH |
 		    WOOKIE_OPF_XRCETH },
+	{ 0xbc, 36, WOOKIE_OPF_FLUSH | WOOKIE_OPF_REQUEST | WOOKIE_TEST_ONLY |
+		    WOOKIE_OPF_FETH | WOOKIE_OPF_RETH | WOOKIE_OPF_XRCETH },
+	{ 0xbd, 32, WOOKIE_OPF_ATOMIC_WRITE | WOOKIE_OPF_REQUEST |
+		    WOOKIE_TEST_ONLY | WOOKIE_OPF_RETH | WOOKIE_OPF_PAYLOAD |
+		    WOOKIE_OPF_XRCETH },
 };
 
 /*
- * Number of opcodes of wookie_wire_opcode_vectors: 23 RC, 12 UC, 2 UD,
- * 23 XRC.
+ * Number of opcodes of wookie_wire_opcode_vectors: 25 RC, 12 UC, 2 UD,
+ * 25 XRC.
  */
-#define WOOKIE_TEST_NUM_OPCODES 60
+#define WOOKIE_TEST_NUM_OPCODES 64
 
 struct wookie_wire_timer_vector {
 	unsigned int code;

@@ -62,16 +62,36 @@ bool IsLocal(unsigned int op)
 	       op == WOOKIE_WR_REG_MR;
 }
 
+// IBTA 1.5's operations carry no SGE: their data is in the WQE.
+bool NoSge(unsigned int op)
+{
+	return IsLocal(op) || op == WOOKIE_WR_ATOMIC_WRITE ||
+	       op == WOOKIE_WR_FLUSH;
+}
+
+// The message length a minimal WQE of @op states.
+__u64 MinimalTotal(unsigned int op)
+{
+	if (op == WOOKIE_WR_ATOMIC_WRITE)
+		return 8;
+	if (NoSge(op))
+		return 0;
+	return IsAtomic(op) ? 8 : 100;
+}
+
 // The smallest well-formed WQE of @op: one 100-byte SGE, one 8-byte SGE
-// for an atomic, none for a local operation or where no SGE fits.
+// for an atomic, none for a local operation, an ATOMIC WRITE, a FLUSH
+// (to global visibility, of a range) or where no SGE fits.
 void Minimal(SqSlot &s, unsigned int op)
 {
 	std::memset(s.wqe(), 0, s.size());
 	s.wqe()->wr_id = 0x1234;
 	s.wqe()->opcode = __u8(op);
 	s.wqe()->flags = WOOKIE_WQE_SIGNALED;
+	if (op == WOOKIE_WR_FLUSH)
+		s.wqe()->flush.type = WOOKIE_FLUSH_GLOBAL;
 	// A slot without room for an SGE (max_sge 0) gets none.
-	if (IsLocal(op) || s.size() < WOOKIE_SQE_SIZE(1))
+	if (NoSge(op) || s.size() < WOOKIE_SQE_SIZE(1))
 		return;
 	s.wqe()->num_sge = 1;
 	s.sge()[0].addr = 0x10000;
@@ -90,6 +110,7 @@ const char *const kOpNames[] = {
 	"SEND", "SEND_WITH_IMM", "SEND_WITH_INV", "RDMA_WRITE",
 	"RDMA_WRITE_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
 	"ATOMIC_FETCH_AND_ADD", "LOCAL_INV", "BIND_MW", "REG_MR",
+	"ATOMIC_WRITE", "FLUSH",
 };
 
 } // namespace
@@ -198,11 +219,13 @@ const OpcodeRow kOpcodeRows[] = {
 	{ WOOKIE_QP_KIND_RC, false,
 	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
 	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
-	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) },
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) |
+	  B(ATOMIC_WRITE) | B(FLUSH) },
 	{ WOOKIE_QP_KIND_RC, true,
 	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
 	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
-	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) },
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) |
+	  B(ATOMIC_WRITE) | B(FLUSH) },
 	{ WOOKIE_QP_KIND_UC, false,
 	  B(SEND) | B(SEND_WITH_IMM) | B(RDMA_WRITE) | B(RDMA_WRITE_WITH_IMM) |
 	  B(LOCAL_INV) | B(BIND_MW) },
@@ -215,11 +238,13 @@ const OpcodeRow kOpcodeRows[] = {
 	{ WOOKIE_QP_KIND_XRC_INI, false,
 	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
 	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
-	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) },
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) |
+	  B(ATOMIC_WRITE) | B(FLUSH) },
 	{ WOOKIE_QP_KIND_XRC_INI, true,
 	  B(SEND) | B(SEND_WITH_IMM) | B(SEND_WITH_INV) | B(RDMA_WRITE) |
 	  B(RDMA_WRITE_WITH_IMM) | B(RDMA_READ) | B(ATOMIC_CMP_AND_SWP) |
-	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) },
+	  B(ATOMIC_FETCH_AND_ADD) | B(LOCAL_INV) | B(BIND_MW) | B(REG_MR) |
+	  B(ATOMIC_WRITE) | B(FLUSH) },
 	{ WOOKIE_QP_KIND_XRC_TGT, false, 0 },
 	{ WOOKIE_QP_KIND_XRC_TGT, true, 0 },
 };
@@ -245,8 +270,7 @@ TEST(Queue, SqeOpcodeMatrix)
 				      kOpNames[op] : std::to_string(op)));
 			EXPECT_EQ(ret, want ? 0 : -EINVAL);
 			if (want) {
-				EXPECT_EQ(total, IsLocal(op) ? 0u :
-					  IsAtomic(op) ? 8u : 100u);
+				EXPECT_EQ(total, MinimalTotal(op));
 			} else {
 				EXPECT_EQ(total, 0xdeadbeefu) << "total written";
 			}
@@ -270,9 +294,73 @@ TEST(Queue, SqeOpcodeValues)
 {
 	EXPECT_EQ(WOOKIE_WR_SEND, 0);
 	EXPECT_EQ(WOOKIE_WR_REG_MR, 10);
-	EXPECT_EQ(WOOKIE_WR_NUM_OPCODES, 11);
+	EXPECT_EQ(WOOKIE_WR_ATOMIC_WRITE, 11);
+	EXPECT_EQ(WOOKIE_WR_FLUSH, 12);
+	EXPECT_EQ(WOOKIE_WR_NUM_OPCODES, 13);
 	EXPECT_EQ(sizeof(kOpNames) / sizeof(kOpNames[0]),
 		  size_t(WOOKIE_WR_NUM_OPCODES));
+}
+
+// --- IBTA 1.5: ATOMIC WRITE and FLUSH -----------------------------------
+
+// The 8 bytes of an ATOMIC WRITE are in the WQE: no SGE, no inline data.
+TEST(Queue, SqeAtomicWrite)
+{
+	wookie_sq_limits lim = Limits(WOOKIE_QP_KIND_RC);
+	SqSlot s(lim);
+	__u64 total;
+
+	Minimal(s, WOOKIE_WR_ATOMIC_WRITE);
+	std::memcpy(s.wqe()->atomic_write.data, "abcdefgh", 8);
+	EXPECT_EQ(Check(s, lim, &total), 0);
+	EXPECT_EQ(total, 8u);
+
+	Minimal(s, WOOKIE_WR_ATOMIC_WRITE);
+	s.wqe()->num_sge = 1;
+	s.sge()[0].length = 8;
+	EXPECT_EQ(Check(s, lim, &total), -EINVAL);
+
+	Minimal(s, WOOKIE_WR_ATOMIC_WRITE);
+	s.wqe()->flags |= WOOKIE_WQE_INLINE;
+	s.wqe()->inline_len = 8;
+	EXPECT_EQ(Check(s, lim, &total), -EINVAL);
+
+	Minimal(s, WOOKIE_WR_ATOMIC_WRITE);
+	s.wqe()->atomic_write.reserved = 1;
+	EXPECT_EQ(Check(s, lim, &total), -EINVAL);
+}
+
+// A FLUSH names one or both placement types and a known level, nothing else.
+TEST(Queue, SqeFlush)
+{
+	wookie_sq_limits lim = Limits(WOOKIE_QP_KIND_RC);
+	SqSlot s(lim);
+	__u64 total;
+
+	for (unsigned int type = 0; type < 256; type++) {
+		for (unsigned int level = 0; level < 256; level++) {
+			bool want = type >= 1 && type <= 3 && level <= 1;
+
+			Minimal(s, WOOKIE_WR_FLUSH);
+			s.wqe()->flush.type = __u8(type);
+			s.wqe()->flush.level = __u8(level);
+			s.wqe()->flush.length = 0xffffffffu;
+			ASSERT_EQ(Check(s, lim, &total), want ? 0 : -EINVAL)
+				<< type << " " << level;
+			if (want) {
+				ASSERT_EQ(total, 0u);
+			}
+		}
+	}
+	for (size_t i = 0; i < sizeof(s.wqe()->flush.reserved); i++) {
+		Minimal(s, WOOKIE_WR_FLUSH);
+		s.wqe()->flush.reserved[i] = 0x80;
+		EXPECT_EQ(Check(s, lim, &total), -EINVAL) << i;
+	}
+	Minimal(s, WOOKIE_WR_FLUSH);
+	s.wqe()->num_sge = 1;
+	s.sge()[0].length = 8;
+	EXPECT_EQ(Check(s, lim, &total), -EINVAL);
 }
 
 // --- Flags and reserved fields ------------------------------------------

@@ -81,6 +81,8 @@ wookie_hdrs Decoded(const wookie_wire_pkt_vector &v)
 	std::memcpy(&h.imm_be, v.imm, 4);
 	h.ieth_rkey = v.ieth_rkey;
 	h.xrc_srqn = v.xrc_srqn;
+	h.feth.type = __u8(v.feth_type);
+	h.feth.level = __u8(v.feth_level);
 	h.hdr_len = v.hdr_len;
 	h.payload_len = v.payload_len;
 	const wookie_wire_opcode_vector *o = FindOpcode(v.opcode);
@@ -119,6 +121,8 @@ void ExpectSameHdrs(const wookie_hdrs &got, const wookie_hdrs &want)
 	WOOKIE_EXPECT_FIELD(imm_be);
 	WOOKIE_EXPECT_FIELD(ieth_rkey);
 	WOOKIE_EXPECT_FIELD(xrc_srqn);
+	WOOKIE_EXPECT_FIELD(feth.type);
+	WOOKIE_EXPECT_FIELD(feth.level);
 	WOOKIE_EXPECT_FIELD(hdr_len);
 	WOOKIE_EXPECT_FIELD(payload_len);
 #undef WOOKIE_EXPECT_FIELD
@@ -298,7 +302,8 @@ TEST_P(WireOpcode, FlagsAndLength)
 	// Exactly one class, one direction, and FIRST/MIDDLE/LAST sane.
 	unsigned int classes = !!(f & WOOKIE_OPF_SEND) + !!(f & WOOKIE_OPF_WRITE) +
 		!!(f & WOOKIE_OPF_READ) + !!(f & WOOKIE_OPF_ATOMIC) +
-		!!(f & WOOKIE_OPF_ACK);
+		!!(f & WOOKIE_OPF_ACK) + !!(f & WOOKIE_OPF_FLUSH) +
+		!!(f & WOOKIE_OPF_ATOMIC_WRITE);
 	EXPECT_EQ(classes, 1u);
 	EXPECT_NE(!(f & WOOKIE_OPF_REQUEST), !(f & WOOKIE_OPF_RESPONSE));
 	if (f & WOOKIE_OPF_MIDDLE) {
@@ -354,6 +359,8 @@ TEST(Wire, OpcodeValues)
 	EXPECT_EQ(WOOKIE_OP_FETCH_ADD, 0x14);
 	EXPECT_EQ(WOOKIE_OP_SEND_LAST_INV, 0x16);
 	EXPECT_EQ(WOOKIE_OP_SEND_ONLY_INV, 0x17);
+	EXPECT_EQ(WOOKIE_OP_FLUSH, 0x1c);
+	EXPECT_EQ(WOOKIE_OP_ATOMIC_WRITE, 0x1d);
 	EXPECT_EQ(WOOKIE_AETH_RNR_NAK, 0x20);
 	EXPECT_EQ(WOOKIE_AETH_NAK | WOOKIE_NAK_REMOTE_ACCESS_ERROR, 0x62);
 }
@@ -526,6 +533,10 @@ TEST(Wire, RandomRoundTrip)
 				h.ieth_rkey = __u32(rng());
 			if (o.flags & WOOKIE_OPF_XRCETH)
 				h.xrc_srqn = __u32(rng()) & 0xffffff;
+			if (o.flags & WOOKIE_OPF_FETH) {
+				h.feth.type = __u8(rng() & 0xf);
+				h.feth.level = __u8(rng() & 3);
+			}
 			h.payload_len = payload;
 
 			std::vector<__u8> pkt(o.hdr_len + payload + pad);

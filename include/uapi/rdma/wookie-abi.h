@@ -47,6 +47,8 @@ struct wookie_alloc_ucontext_resp {
 
 /* Device memory: ibv_alloc_dm() answers with struct wookie_alloc_dm_resp. */
 #define WOOKIE_CAP_DM (1ULL << 0)
+/* IBTA 1.5: WOOKIE_WR_ATOMIC_WRITE and WOOKIE_WR_FLUSH WQEs are executed. */
+#define WOOKIE_CAP_ATOMIC_WRITE_FLUSH (1ULL << 1)
 
 /*
  * ibv_import_device(): UVERBS_METHOD_QUERY_CONTEXT answers in this driver
@@ -189,6 +191,9 @@ enum wookie_wr_opcode {
 	WOOKIE_WR_BIND_MW = 9,
 	/* Kernel consumers only (IB_WR_REG_MR): never valid on a user ring. */
 	WOOKIE_WR_REG_MR = 10,
+	/* IBTA 1.5, RC and XRC; only with WOOKIE_CAP_ATOMIC_WRITE_FLUSH. */
+	WOOKIE_WR_ATOMIC_WRITE = 11,
+	WOOKIE_WR_FLUSH = 12,
 	WOOKIE_WR_NUM_OPCODES
 };
 
@@ -240,6 +245,27 @@ struct wookie_sqe {
 			__u32 reserved;
 		} ud;
 		struct {
+			__aligned_u64 remote_addr;
+			/*
+			 * The 8 bytes to write, as they are to land in the
+			 * remote memory (no byte order applied).
+			 */
+			__u8 data[8];
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_write;
+		struct {
+			/* The range; ignored with WOOKIE_FLUSH_LEVEL_MR. */
+			__aligned_u64 remote_addr;
+			__u32 length;
+			__u32 rkey;
+			/* WOOKIE_FLUSH_GLOBAL and/or WOOKIE_FLUSH_PERSISTENT */
+			__u8 type;
+			/* WOOKIE_FLUSH_LEVEL_* */
+			__u8 level;
+			__u8 reserved[6];
+		} flush;
+		struct {
 			__aligned_u64 addr;
 			__aligned_u64 length;
 			/* The rkey the window gets. */
@@ -261,6 +287,16 @@ struct wookie_sqe {
 	};
 };
 
+/*
+ * wookie_sqe.flush: the placement type and the selectivity level, the
+ * values of the FETH (IBTA 1.5), ibv_wr_flush()'s and the kernel's
+ * IB_FLUSH_*.
+ */
+#define WOOKIE_FLUSH_GLOBAL (1U << 0)
+#define WOOKIE_FLUSH_PERSISTENT (1U << 1)
+#define WOOKIE_FLUSH_LEVEL_RANGE 0
+#define WOOKIE_FLUSH_LEVEL_MR 1
+
 /* A receive WQE, on an RQ or SRQ: this header, then num_sge SGEs. */
 struct wookie_rqe {
 	__aligned_u64 wr_id;
@@ -280,6 +316,8 @@ enum wookie_cqe_opcode {
 	WOOKIE_CQE_REG_MR = 7,
 	WOOKIE_CQE_RECV = 8,
 	WOOKIE_CQE_RECV_RDMA_WITH_IMM = 9,
+	WOOKIE_CQE_ATOMIC_WRITE = 10,
+	WOOKIE_CQE_FLUSH = 11,
 };
 
 /* wookie_cqe.flags */
