@@ -115,6 +115,23 @@ TEST(Inject, GoodPacketsParse)
 	h = Parse(Make("good-read-resp"));
 	EXPECT_EQ(WOOKIE_OP_READ_RESPONSE_ONLY, h.bth.opcode);
 	EXPECT_EQ(64u, h.payload_len);
+
+	roce::Packet pkt = Make("good-atomic-write");
+	h = Parse(pkt);
+	EXPECT_EQ(WOOKIE_OP_ATOMIC_WRITE, h.bth.opcode);
+	EXPECT_EQ(0x7f0000001000ull, h.reth.va);
+	EXPECT_EQ(0x00abcd42u, h.reth.rkey);
+	EXPECT_EQ(8u, h.reth.dma_len);
+	EXPECT_EQ(8u, h.payload_len);
+	EXPECT_EQ(0xa5, pkt.transport[h.hdr_len]);
+	EXPECT_EQ(0xac, pkt.transport[h.hdr_len + 7]);
+
+	h = Parse(Make("flush"));
+	EXPECT_EQ(WOOKIE_OP_FLUSH, h.bth.opcode);
+	EXPECT_EQ(1, h.feth.type);
+	EXPECT_EQ(0, h.feth.level);
+	EXPECT_EQ(64u, h.reth.dma_len);
+	EXPECT_EQ(0u, h.payload_len);
 }
 
 TEST(Inject, PayloadPattern)
@@ -147,6 +164,9 @@ TEST(Inject, WrongButParseable)
 
 	wookie_hdrs h = Parse(Make("write-out-of-range"));
 	EXPECT_EQ(p.va + p.mr_len + 1, h.reth.va + h.reth.dma_len);
+
+	EXPECT_EQ(p.va + 4, Parse(Make("atomic-write-misaligned")).reth.va);
+	EXPECT_EQ(0, Parse(Make("flush-bad-type")).feth.type);
 
 	h = Parse(Make("atomic-misaligned"));
 	EXPECT_EQ(WOOKIE_OP_FETCH_ADD, h.bth.opcode);

@@ -7,8 +7,9 @@
 # the other, each good but for one thing (bad ICRC, truncated, reserved
 # opcode, TVer, P_Key, pad count, too long for the path MTU, PSN far out
 # of the window, ghost ACKs and READ responses, bogus AETH, bad R_Key,
-# out-of-range VA, misaligned atomic, bad Q_Key), and replays a capture
-# to new addresses.  zza on vethA in hostA (10.0.0.1), zzb on vethB in
+# out-of-range VA, misaligned atomic or ATOMIC WRITE, a FLUSH without
+# rights or placement type, bad Q_Key), and replays a capture to new
+# addresses.  zza on vethA in hostA (10.0.0.1), zzb on vethB in
 # hostB (10.0.0.2).  Each packet must move the right counter of `rdma
 # statistic` by exactly one and nothing else:
 #   1. at idle devices (no QP);
@@ -16,6 +17,7 @@
 #      (tests/vm/progs/roce_target: a responder and a requester whose peer
 #      is the injector, and a UD QP), with the answers the responder sends
 #      seen by `roce_inject sniff`, the completions and the QP state; and
+#      an ATOMIC WRITE and its duplicate (answered twice, run once);
 #      a late ACK after an ACK timeout, which must spare the requester
 #      sending again what it covers, a fenced WRITE that must go again
 #      ahead of the READ after it, and an old ACK repeated for ever, which
@@ -431,11 +433,31 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	tgt_is "good-write wrote the MR" "check mr 0 64 0xa5" '^mismatch 0$'
 	tgt_is "and nothing else" "nonzero mr 64 4032" '^nonzero 0$'
 
+	# IBTA 1.5: an ATOMIC WRITE is answered by an empty READ RESPONSE
+	# ONLY; sent again (its answer lost) with other bytes, it is answered
+	# again and not run again.
+	AW=$((Q + 2))
+	case_ "good-atomic-write" hostA "$A" "$B" "$T_QPN" good-atomic-write \
+		--psn "$AW" --rkey "$T_RKEY" --va $((T_VA + 64)) --fill 0x40 -- \
+		zzb:rcvd_pkts=1 zzb:sent_pkts=1 zzb:rdma_recvs=1 \
+		zza:rx_drop_no_qp=1
+	sniff_expect "good-atomic-write: an empty READ RESPONSE ONLY" \
+		"opcode 0x10 qpn $(hex6 $PEER_QPN) psn $(hex6 $AW) syndrome 0x1f .*payload 0 "
+	tgt_is "good-atomic-write wrote its 8 bytes" "check mr 64 8 0x40" '^mismatch 0$'
+	case_ "good-atomic-write again, other bytes: a duplicate" hostA "$A" \
+		"$B" "$T_QPN" good-atomic-write --psn "$AW" --rkey "$T_RKEY" \
+		--va $((T_VA + 64)) --fill 0x50 -- zzb:duplicate_request=1 \
+		zzb:rcvd_pkts=1 zzb:sent_pkts=1 zza:rx_drop_no_qp=1
+	sniff_expect "the duplicate is answered again" \
+		"opcode 0x10 qpn $(hex6 $PEER_QPN) psn $(hex6 $AW) syndrome 0x1f .*payload 0 "
+	tgt_is "and not run again" "check mr 64 8 0x40" '^mismatch 0$'
+	tgt_is "nothing else written" "nonzero mr 72 4024" '^nonzero 0$'
+
 	# Reordered: a SEND one PSN ahead waits for the gap before it (NAKed
 	# after the reorder time, 4 ms with the target's infinite timeout);
 	# the SEND that fills the gap is taken up with it, in PSN order, and
 	# one ACK covers both.
-	R=$((Q + 2))
+	R=$((Q + 3))
 	tgt_is "post two receives" recv '^ok$'
 	tgt recv
 	case_ "good-send one PSN ahead: kept, the gap NAKed" hostA "$A" "$B" \
@@ -728,7 +750,10 @@ if [ -n "$S_QPN" ] && [ -n "$C_QPN" ]; then
 	for spec in "write-bad-rkey rx_drop_bad_rkey=1 0x62 qp_access_err" \
 		"write-out-of-range rx_drop_bad_rkey=1 0x62 qp_access_err" \
 		"read-bad-rkey rx_drop_bad_rkey=1 0x62 qp_access_err" \
-		"atomic-misaligned - 0x61 qp_req_err"; do
+		"atomic-misaligned - 0x61 qp_req_err" \
+		"atomic-write-misaligned - 0x61 qp_req_err" \
+		"flush rx_drop_bad_rkey=1 0x62 qp_access_err" \
+		"flush-bad-type - 0x61 qp_req_err"; do
 		read -r k counter syn event <<<"$spec"
 		echo "     $k inside a responder's window, next to the live pair"
 		tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN" || continue

@@ -88,6 +88,10 @@ inline const std::vector<KindInfo> &kinds()
 		{"read-bad-rkey", "RC RDMA READ request for --len (64) at --va, --rkey's key flipped"},
 		{"atomic-misaligned", "RC FETCH & ADD at --va + 4 with --rkey"},
 		{"ud-bad-qkey", "good-ud with --qkey's bits flipped (xor 0x00ff00ff)"},
+		{"good-atomic-write", "RC ATOMIC WRITE of 8 bytes at --va with --rkey"},
+		{"atomic-write-misaligned", "good-atomic-write at --va + 4"},
+		{"flush", "RC FLUSH to global visibility of --len (64) at --va with --rkey"},
+		{"flush-bad-type", "flush with placement type 0 (none)"},
 	};
 	return k;
 }
@@ -199,6 +203,21 @@ inline bool make(const std::string &kind, const Params &p, Packet &pkt,
 		h.atomic.va = p.va + 4;
 		h.atomic.rkey = p.rkey;
 		h.atomic.swap_add = 1;
+		ok = build(h, 0, p.fill, pkt.transport);
+	} else if (kind == "good-atomic-write" ||
+		   kind == "atomic-write-misaligned") {
+		h = request(rc | WOOKIE_OP_ATOMIC_WRITE, p);
+		h.reth.va = p.va + (kind == "good-atomic-write" ? 0 : 4);
+		h.reth.rkey = p.rkey;
+		h.reth.dma_len = WOOKIE_ATOMIC_WRITE_BYTES;
+		ok = build(h, WOOKIE_ATOMIC_WRITE_BYTES, p.fill, pkt.transport);
+	} else if (kind == "flush" || kind == "flush-bad-type") {
+		h = request(rc | WOOKIE_OP_FLUSH, p);
+		h.feth.type = kind == "flush" ? 1 : 0;
+		h.feth.level = 0;
+		h.reth.va = p.va;
+		h.reth.rkey = p.rkey;
+		h.reth.dma_len = (uint32_t)len;
 		ok = build(h, 0, p.fill, pkt.transport);
 	} else if (kind == "good-ud" || kind == "ud-bad-qkey") {
 		h = request(ud | WOOKIE_OP_SEND_ONLY, p);

@@ -111,9 +111,12 @@ bool to_rts(Target &t)
 		a.qkey = t.qkey;
 		mask |= IBV_QP_QKEY;
 	} else {
+		// And FLUSH to global visibility (IBV_ACCESS_FLUSH_GLOBAL of
+		// rdma-core 45 on, which Debian's 44 headers do not name):
+		// a FLUSH then fails on the MR's rights, not the QP's.
 		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				    IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC;
+				    IBV_ACCESS_REMOTE_ATOMIC | (1 << 8);
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	if (ibv_modify_qp(t.qp, &a, mask))
