@@ -32,10 +32,11 @@ void FuzzSqe(const uint8_t *data, size_t size)
 	wookie_sq_limits lim;
 	__u64 total = 0, sum = 0;
 
-	// Limits: kind 0..3 (3 is no kind), kernel, up to 33 SGEs and
-	// 0..520 inline bytes (a little past the maxima), any MTU.
-	lim.kind = static_cast<wookie_qp_kind>(data[0] & 3);
-	lim.kernel = data[0] & 4;
+	// Limits: kind 0..7 (RC, UC, UD, XRC initiator and target, then no
+	// kind), kernel, up to 33 SGEs and 0..520 inline bytes (a little past
+	// the maxima), any MTU.
+	lim.kind = static_cast<wookie_qp_kind>(data[0] & 7);
+	lim.kernel = data[0] & 8;
 	lim.max_sge = data[1] % (WOOKIE_MAX_SGE + 2);
 	lim.max_inline = (uint32_t(data[2]) << 8 | data[3]) %
 			 (WOOKIE_MAX_INLINE + 9);
@@ -56,9 +57,12 @@ void FuzzSqe(const uint8_t *data, size_t size)
 	if (ret)
 		return;
 
-	Check(lim.kind <= WOOKIE_QP_KIND_UD);
+	// An XRC target has no send queue.
+	Check(lim.kind <= WOOKIE_QP_KIND_XRC_INI);
+	if (lim.kind != WOOKIE_QP_KIND_XRC_INI)
+		Check(!wqe->xrc_srqn);
 	Check(wqe->opcode < WOOKIE_WR_NUM_OPCODES);
-	Check(!(wqe->flags & ~0x0fu) && !wqe->reserved);
+	Check(!(wqe->flags & ~0x0fu));
 	if (wqe->opcode == WOOKIE_WR_REG_MR)
 		Check(lim.kernel);
 	if (lim.kind == WOOKIE_QP_KIND_UD)
@@ -78,6 +82,9 @@ void FuzzSqe(const uint8_t *data, size_t size)
 		for (unsigned int i = 0; i < wqe->num_sge; i++)
 			sum += sge[i].length;
 	}
+	// An ATOMIC WRITE's 8 bytes are in the WQE, not in SGEs.
+	if (wqe->opcode == WOOKIE_WR_ATOMIC_WRITE)
+		sum = 8;
 	Check(total == sum && total <= 0x80000000ull);
 	if (lim.kind == WOOKIE_QP_KIND_UD)
 		Check(total <= mtu);
@@ -85,7 +92,11 @@ void FuzzSqe(const uint8_t *data, size_t size)
 	    wqe->opcode == WOOKIE_WR_ATOMIC_FETCH_AND_ADD)
 		Check(wqe->num_sge == 1 && total == 8);
 	if (wqe->opcode >= WOOKIE_WR_LOCAL_INV)
-		Check(wqe->num_sge == 0 && total == 0);
+		Check(wqe->num_sge == 0 &&
+		      total == (wqe->opcode == WOOKIE_WR_ATOMIC_WRITE ? 8 : 0));
+	if (wqe->opcode == WOOKIE_WR_FLUSH)
+		Check(wqe->flush.type >= 1 && wqe->flush.type <= 3 &&
+		      wqe->flush.level <= 1);
 }
 
 void FuzzRqe(const uint8_t *data, size_t size)
