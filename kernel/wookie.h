@@ -1325,7 +1325,7 @@ struct wookie_atomic {
 /*
  * @op at @va (aligned, range checked); *@orig: the original value (0 for
  * a store).  0, -EAGAIN as above, -EINVAL where the MR's memory is not
- * aligned there or no longer mapped.
+ * aligned there, -EFAULT where a fast MR no longer maps it.
  */
 int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		     const struct wookie_atomic *op, u64 *orig,

@@ -62,8 +62,10 @@ static int wookie_query_device(struct ib_device *ibdev,
 		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_N_NOTIFY_CQ |
 		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_MGT_EXTENSIONS |
 		IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_SRQ_RESIZE |
-		IB_DEVICE_XRC | IB_DEVICE_ATOMIC_WRITE |
-		WOOKIE_DEVICE_FLUSH_GLOBAL;
+		IB_DEVICE_XRC | WOOKIE_DEVICE_FLUSH_GLOBAL;
+	/* One 8-byte store: a word a 32-bit CPU cannot write at once. */
+	if (IS_ENABLED(CONFIG_64BIT))
+		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	wookie_odp_caps(attr);
 	attr->max_send_sge = WOOKIE_MAX_SGE;

@@ -107,8 +107,11 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 #define IB_ACCESS_FLUSH_GLOBAL BIT(8)
 #define IB_ACCESS_FLUSH_PERSISTENT BIT(9)
 #define IB_DEVICE_ATOMIC_WRITE BIT_ULL(40)
+/* What an MR or window may grant, and the device reports. */
+#define WOOKIE_ACCESS_FLUSH_GLOBAL 0
 #define WOOKIE_DEVICE_FLUSH_GLOBAL 0
 #else
+#define WOOKIE_ACCESS_FLUSH_GLOBAL IB_ACCESS_FLUSH_GLOBAL
 #define WOOKIE_DEVICE_FLUSH_GLOBAL IB_DEVICE_FLUSH_GLOBAL
 #endif
 

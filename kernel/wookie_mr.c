@@ -31,15 +31,17 @@
 
 /*
  * What an MR may grant; everything else is refused or (optional) ignored.
- * FLUSH to global visibility, not to persistence: no memory wookie
- * reaches is persistent (no device reports IB_DEVICE_FLUSH_PERSISTENT).
+ * FLUSH to global visibility (from 6.2, whose ib_core has it), not to
+ * persistence: no memory wookie reaches is persistent (no device reports
+ * IB_DEVICE_FLUSH_PERSISTENT).
  */
 #define WOOKIE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			  IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
-			  IB_ACCESS_FLUSH_GLOBAL)
+			  WOOKIE_ACCESS_FLUSH_GLOBAL)
 #define WOOKIE_REMOTE_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
-			      IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL)
+			      IB_ACCESS_REMOTE_ATOMIC | \
+			      WOOKIE_ACCESS_FLUSH_GLOBAL)
 /* Hints a software device can ignore. */
 #define WOOKIE_ACCESS_IGNORED (IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB)
 
@@ -1590,7 +1592,9 @@ int wookie_mr_copy_from(struct wookie_mr *mr, u64 va, void *dst, u64 len,
 /*
  * The lock orders our atomics against each other (one HCA); cmpxchg
  * keeps them atomic against the CPU too, and an aligned 8-byte store is
- * single-copy atomic on every 64-bit architecture.
+ * single-copy atomic on every 64-bit architecture.  The store releases:
+ * an ATOMIC WRITE is the flag after data a WRITE placed before it, and a
+ * CPU that reads the flag with acquire must see that data.
  */
 static u64 wookie_atomic_at(struct wookie_dev *wdev, u64 *p,
 			    const struct wookie_atomic *op)
@@ -1612,7 +1616,8 @@ static u64 wookie_atomic_at(struct wookie_dev *wdev, u64 *p,
 		break;
 	default:
 		orig = 0;
-		WRITE_ONCE(*p, op->swap);
+		/* After the data placed before it (see above). */
+		smp_store_release(p, op->swap);
 		break;
 	}
 	spin_unlock_irqrestore(&wdev->atomic_lock, flags);
@@ -1649,7 +1654,7 @@ int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 	wookie_mr_map_get(mr, &map);
 	p = wookie_mr_addr(mr, &map, va, &avail, &page);
 	if (!p)
-		return -EINVAL;
+		return -EFAULT;
 	/*
 	 * An MR that grants atomics starts aligned in its DM; one that
 	 * grants only the RDMA WRITE an ATOMIC WRITE needs may not, and an

@@ -507,6 +507,13 @@ bool wookie_requester(struct wookie_qp *qp)
 		}
 		wqe = wookie_swqe(qp, qp->req.index);
 		if (wqe->state == WOOKIE_WQE_DONE) {
+			/*
+			 * A READ, atomic, ATOMIC WRITE or FLUSH gone back to
+			 * whose first response came after all: its PSNs are
+			 * acknowledged, and the next WQE must not take them.
+			 */
+			if (wookie_psn_diff(qp->comp.psn, qp->req.psn) > 0)
+				qp->req.psn = qp->comp.psn;
 			qp->req.index++;
 			budget--;
 			continue;

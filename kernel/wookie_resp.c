@@ -675,10 +675,34 @@ static void resp_ibta15_answer(struct wookie_qp *qp,
 	resp_read_start(qp, res, psn, &none);
 }
 
-static enum resp_res resp_check_access(struct wookie_qp *qp,
-				       struct wookie_pkt *pkt);
 static enum resp_res resp_flush_check(struct wookie_qp *qp,
 				      const struct wookie_hdrs *h);
+
+/* The access rights a FLUSH of placement type @type needs. */
+static int resp_flush_access(u8 type)
+{
+	int need = 0;
+
+	if (type & WOOKIE_FLUSH_GLOBAL)
+		need |= IB_ACCESS_FLUSH_GLOBAL;
+	if (type & WOOKIE_FLUSH_PERSISTENT)
+		need |= IB_ACCESS_FLUSH_PERSISTENT;
+	return need;
+}
+
+/*
+ * resp_check_access()'s verdict on a FLUSH, without its side effect (an
+ * XRC target's message SRQ): a duplicate must leave a message in
+ * progress as it was.
+ */
+static bool resp_flush_allowed(struct wookie_qp *qp, u8 type)
+{
+	int need = resp_flush_access(type);
+
+	if (qp->kind == WOOKIE_QP_KIND_XRC_TGT && !qp->resp.xrc_srq)
+		return false;
+	return (READ_ONCE(qp->qp_access_flags) & need) == need;
+}
 
 /*
  * An ATOMIC WRITE is not executed again (a later write may have changed
@@ -701,7 +725,7 @@ static enum resp_res resp_duplicate_ibta15(struct wookie_qp *qp,
 		resp_ibta15_answer(qp, res, h->bth.psn);
 		return RESP_DROP;
 	}
-	if (!flush || resp_check_access(qp, pkt) != RESP_OK ||
+	if (!flush || !resp_flush_allowed(qp, h->feth.type) ||
 	    resp_flush_check(qp, h) != RESP_OK)
 		return RESP_DROP;
 	/* No READ answer is in progress (wookie_responder_continue()). */
@@ -861,18 +885,6 @@ static enum resp_res resp_check_op_seq(struct wookie_qp *qp,
 		return RESP_OK;
 	}
 	return RESP_ERR_INVALID;
-}
-
-/* The access rights a FLUSH of placement type @type needs. */
-static int resp_flush_access(u8 type)
-{
-	int need = 0;
-
-	if (type & WOOKIE_FLUSH_GLOBAL)
-		need |= IB_ACCESS_FLUSH_GLOBAL;
-	if (type & WOOKIE_FLUSH_PERSISTENT)
-		need |= IB_ACCESS_FLUSH_PERSISTENT;
-	return need;
 }
 
 /* The QP must allow the remote operation. */
@@ -1158,7 +1170,7 @@ static enum resp_res resp_execute_atomic(struct wookie_qp *qp,
 	if (err == -EAGAIN)
 		return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
 	if (err)
-		return RESP_ERR_INVALID;
+		return err == -EFAULT ? RESP_ERR_ACCESS : RESP_ERR_INVALID;
 
 	res = resp_new_res(qp);
 	res->kind = WOOKIE_RES_ATOMIC;
@@ -1205,15 +1217,19 @@ static enum resp_res resp_execute_atomic_write(struct wookie_qp *qp,
 	u64 orig;
 	int err;
 
-	if (!qp->resp.rd_atomic || pkt->ref ||
-	    h->reth.dma_len != WOOKIE_ATOMIC_WRITE_BYTES ||
-	    h->payload_len != WOOKIE_ATOMIC_WRITE_BYTES || (h->reth.va & 7))
+	if (!IS_ENABLED(CONFIG_64BIT) || !qp->resp.rd_atomic || pkt->ref)
 		return RESP_ERR_INVALID;
+	/* As rxe: the rkey and the range first, then length and alignment. */
 	mr = wookie_mem_get(resp_wdev(qp), h->reth.rkey, resp_pd(qp),
 			    qp->ibqp.qp_num, WOOKIE_MEM_REMOTE_WRITE, h->reth.va,
-			    WOOKIE_ATOMIC_WRITE_BYTES);
+			    h->reth.dma_len);
 	if (IS_ERR(mr))
 		return RESP_ERR_ACCESS;
+	if (h->reth.dma_len != WOOKIE_ATOMIC_WRITE_BYTES ||
+	    h->payload_len != WOOKIE_ATOMIC_WRITE_BYTES || (h->reth.va & 7)) {
+		wookie_mr_put(mr);
+		return RESP_ERR_INVALID;
+	}
 	/* As the requester put them: the bytes land as they travel. */
 	memcpy(&op.swap, pkt->data + h->hdr_len, sizeof(op.swap));
 	err = wookie_mr_atomic(resp_wdev(qp), mr, h->reth.va, &op, &orig,
@@ -1222,7 +1238,7 @@ static enum resp_res resp_execute_atomic_write(struct wookie_qp *qp,
 	if (err == -EAGAIN)
 		return resp_odp_miss(qp, &miss, RESP_ERR_ACCESS);
 	if (err)
-		return RESP_ERR_INVALID;
+		return err == -EFAULT ? RESP_ERR_ACCESS : RESP_ERR_INVALID;
 	wookie_qp_count(qp, WOOKIE_CNT_RDMA_RECV);
 	resp_ibta15_done(qp, h, WOOKIE_RES_ATOMIC_WRITE);
 	return RESP_OK;
