@@ -88,6 +88,11 @@ extern "C" int ibv_cmd_post_srq_recv(struct ibv_srq *srq,
 
 namespace {
 
+// The send ops (IBV_QP_EX_WITH_*) of RC and XRC_SEND QPs: the ten of
+// rdma-core 44 and IBTA 1.5's FLUSH (1 << 11, which 44's headers do not
+// name) and ATOMIC WRITE.
+constexpr uint64_t kRcOps = 0x3ffull | 1ull << 11 | IBV_QP_EX_WITH_ATOMIC_WRITE;
+
 // ---------------------------------------------------------------------------
 // Options, output, random numbers
 
@@ -1940,7 +1945,7 @@ struct Worker {
 				// What the provider has for each type
 				// (IBV_QP_EX_WITH_*), or any of the ten.
 				uint64_t sup = type == IBV_QPT_RC ||
-					       type == IBV_QPT_XRC_SEND ? 0x3ff
+					       type == IBV_QPT_XRC_SEND ? kRcOps
 					     : type == IBV_QPT_UC ? 0x18f : 0xc;
 				a.send_ops_flags = rng.next() &
 					(rng.pct(80) ? sup : (1ull << 10) - 1);
@@ -2106,7 +2111,7 @@ struct Worker {
 			} else {
 				bad = !(a.comp_mask & IBV_QP_INIT_ATTR_PD) || !a.pd ||
 				      !scq || flags ||
-				      (ops && (a.send_ops_flags & ~0x3ffull));
+				      (ops && (a.send_ops_flags & ~kRcOps));
 			}
 			trace("create_qp_ex %s mask %#x send %u x %u inline %u, ops %#llx",
 			      recv ? "XRC_RECV" : "XRC_SEND", a.comp_mask,
@@ -2980,8 +2985,9 @@ struct Worker {
 		if (!qx)
 			return;
 		std::vector<uint64_t> ops;
-		for (int b = 0; b < 10; b++)
-			if (q->send_ops & (1ull << b))
+		// Not FLUSH (bit 11): 44's ibv_qp_ex has no wr_flush.
+		for (int b = 0; b < 13; b++)
+			if (b != 11 && (q->send_ops & (1ull << b)))
 				ops.push_back(1ull << b);
 		if (ops.empty())
 			return;
@@ -2998,7 +3004,8 @@ struct Worker {
 			qx->wr_id = rng.next();
 			qx->wr_flags = send_flags();
 			remote(addr, rkey, op & (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-						 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD));
+						 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+						 IBV_QP_EX_WITH_ATOMIC_WRITE));
 			switch (op) {
 			case IBV_QP_EX_WITH_RDMA_WRITE:
 				ibv_wr_rdma_write(qx, rkey, addr);
@@ -3031,6 +3038,13 @@ struct Worker {
 			case IBV_QP_EX_WITH_LOCAL_INV:
 				ibv_wr_local_inv(qx, rkey);
 				break;
+			case IBV_QP_EX_WITH_ATOMIC_WRITE: {
+				// Its 8 bytes are copied now: no SGE.
+				uint64_t v = rng.next();
+
+				ibv_wr_atomic_write(qx, rkey, addr, &v);
+				break;
+			}
 			case IBV_QP_EX_WITH_BIND_MW: {
 				Mw *w = rng.pick(mws);
 
