@@ -1223,7 +1223,7 @@ static inline bool wookie_mr_paged(const struct wookie_mr *mr)
 	return mr->kind == WOOKIE_MR_USER || mr->kind == WOOKIE_MR_DM;
 }
 
-/* wookie_mr.c: memory regions and windows */
+/* wookie_mr.c: memory regions */
 struct ib_mr *wookie_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *wookie_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				 u64 iova, int access, struct ib_udata *udata);
@@ -1242,6 +1242,9 @@ struct ib_mr *wookie_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 struct ib_mr *wookie_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			       struct ib_dm_mr_attr *attr,
 			       struct uverbs_attr_bundle *attrs);
+void wookie_mr_put(struct wookie_mr *mr);
+
+/* wookie_mw.c: memory windows */
 int wookie_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int wookie_dealloc_mw(struct ib_mw *ibmw);
 
@@ -1261,6 +1264,8 @@ int wookie_dm_get(struct ib_dm *ibdm, u64 offset, u64 length,
 		  struct rdma_user_mmap_entry **entryp);
 void wookie_dm_put(struct rdma_user_mmap_entry *entry);
 extern const struct uapi_definition wookie_dm_defs[];
+
+/* wookie_mem.c: keys checked for a use, copies, atomics */
 /*
  * Find the memory behind @key for @len bytes at @va, used as @use by a
  * QP of @pd (@qp_num: type 2 windows).  Returns the MR with a reference
@@ -1274,7 +1279,6 @@ struct wookie_mr *wookie_mem_get(struct wookie_dev *wdev, u32 key,
 struct wookie_mr *wookie_mem_get_whole(struct wookie_dev *wdev, u32 key,
 				       struct ib_pd *pd, u32 qp_num,
 				       enum wookie_mem_use use);
-void wookie_mr_put(struct wookie_mr *mr);
 /*
  * What the SGE walks below return besides an enum ib_wc_status: an ODP
  * page was missing (*miss says which, with an MR reference: fault it in
@@ -1330,7 +1334,11 @@ struct wookie_atomic {
 int wookie_mr_atomic(struct wookie_dev *wdev, struct wookie_mr *mr, u64 va,
 		     const struct wookie_atomic *op, u64 *orig,
 		     struct wookie_odp_miss *miss);
-/* Local operations of an SQ; each returns an enum ib_wc_status. */
+
+/*
+ * wookie_mr.c (binds: wookie_mw.c): local operations of an SQ; each
+ * returns an enum ib_wc_status.
+ */
 int wookie_local_invalidate(struct wookie_qp *qp, u32 key);
 int wookie_remote_invalidate(struct wookie_qp *qp, struct ib_pd *pd, u32 rkey);
 int wookie_bind_mw(struct wookie_qp *qp, const struct wookie_sqe *wqe);

@@ -12,7 +12,7 @@
 
 /*
  * On-demand paging, as the engine does it: every access to an MR goes
- * through the same copies (wookie_mr.c), whatever the transport, and an
+ * through the same copies (wookie_mem.c), whatever the transport, and an
  * implicit MR (the whole address space) is faulted in as any other.
  */
 static void wookie_odp_caps(struct ib_device_attr *attr)
