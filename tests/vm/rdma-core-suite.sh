@@ -12,7 +12,11 @@
 # or err on the device but pass on rxe, and the device's skip reasons
 # outside vendor-only modules; per-test results are in rxe.json and
 # <type>.json.  Fails if a test fails or errs on the device and passes on
-# rxe, and on wookie if any test fails or errs.  WOOKIE_RDMA_TYPE=rxe compares rxe with itself (to try the harness).
+# rxe, and on wookie if any test fails or errs, or skips outside
+# vendor-only modules for no reason tests/vm/pyverbs/suite_skips.txt
+# gives.  WOOKIE_RDMA_TYPE=rxe compares rxe with itself (to try the
+# harness).  pyverbs' dma-buf allocator is wookie's, for vgem
+# (tests/vm/rdma-core/dmabuf_vgem.c): the dma-buf tests run on vgem.
 # On the sanitizer kernel rxe runs last and only the tests that failed or
 # erred on the device (all a comparison can use; its counts are then not
 # a full table): that kernel is there to check wookie, and the full rxe
@@ -34,6 +38,9 @@ fi
 # huge-page tests (a parent domain's allocator placing memory in one) run
 # instead of skipping.
 echo 8 >/proc/sys/vm/nr_hugepages || true
+# The exporter of the dma-buf tests' buffers: pyverbs' allocator here is
+# wookie's, for vgem (tests/vm/rdma-core/dmabuf_vgem.c).
+ok "vgem loaded (the exporter of the dma-buf tests)" modprobe vgem
 
 # run_suite TYPE NAME LABEL [RESULTS...]: the suite on a new device (only
 # the tests that failed in RESULTS, if given); results in
@@ -70,16 +77,19 @@ run_suite() {
 
 # compare LABEL TABLE [BASE]: fail if a test fails or errs on LABEL and
 # passes on BASE (rxe); on wookie, if any test fails or errs (the tests
-# rxe and siw skip, device memory's, must pass too).
+# rxe and siw skip, device memory's, must pass too), or skips outside
+# vendor-only modules without a reason in pyverbs/suite_skips.txt.
 compare() {
 	local label=$1 table=$2 base=${3:-rxe} rc=0 strict=()
 
-	[[ "$label" != wookie* ]] || strict=(--strict)
+	[[ "$label" != wookie* ]] || strict=(--strict --kernel "$(uname -r)" \
+		--allowed-skips "$WOOKIE_TOP/tests/vm/pyverbs/suite_skips.txt")
 	/usr/bin/python3 "$suite" compare "$RDMA_OUT/$base.json" "$RDMA_OUT/$label.json" \
 		--base-name "$base" --subject-name "$label" --table "$RDMA_OUT/$table" \
 		"${strict[@]}" || rc=$?
 	local what="no test fails on $label that passes on $base"
-	[ ${#strict[@]} -eq 0 ] || what="no test fails or errs on $label"
+	[ ${#strict[@]} -eq 0 ] ||
+		what="no test fails or errs on $label, none skips that suite_skips.txt does not allow"
 	if [ "$rc" -eq 0 ]; then
 		echo "ok   $what"
 	else

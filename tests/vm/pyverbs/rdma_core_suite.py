@@ -11,12 +11,15 @@
       comparison needs, and nothing it cannot use).
 
   rdma_core_suite.py compare BASE.json SUBJECT.json [--table FILE] [--strict]
+          [--allowed-skips FILE [--kernel RELEASE]]
       Prints (and writes to FILE) a per-module table of both runs' counts,
       the tests that fail or err on SUBJECT but pass on BASE, the other
       failures, the tests SUBJECT skips but BASE passes, and SUBJECT's
       skips outside vendor-only modules with their reasons.  Exits 1 if
       SUBJECT regressed against BASE (with --strict: if any test fails or
-      errs on SUBJECT) or has no results.
+      errs on SUBJECT) or has no results; with --allowed-skips, also if
+      SUBJECT skips a test outside vendor-only modules that the file
+      (suite_skips.txt) does not allow on that kernel release.
 """
 
 import argparse
@@ -107,6 +110,28 @@ def count(records):
     return table
 
 
+def load_allowed_skips(path, release):
+    """The patterns of PATH allowed on kernel RELEASE, with their reasons."""
+    numbers = re.match(r'(\d+)\.(\d+)', release or '')
+    kver = tuple(int(n) for n in numbers.groups()) if numbers else None
+    allowed = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            pattern, _, rest = line.partition(' ')
+            rest = rest.strip()
+            before = re.match(r'kernel<(\d+)\.(\d+)\s+', rest)
+            if before:
+                rest = rest[before.end():]
+                limit = tuple(int(n) for n in before.groups())
+                if kver is None or kver >= limit:
+                    continue
+            allowed.append((re.compile(pattern), rest))
+    return allowed
+
+
 def compare(args):
     base, subj = load(args.base), load(args.subject)
     names = (args.base_name or os.path.basename(args.base).split('.')[0],
@@ -175,12 +200,22 @@ def compare(args):
         out.append(f'  {len(ts_):3}  {reason}')
         for t in sorted(ts_):
             out.append(f'         {t}')
+    unexpected = []
+    if args.allowed_skips:
+        allowed = load_allowed_skips(args.allowed_skips, args.kernel)
+        unexpected = sorted(t for ts_ in reasons.values() for t in ts_
+                            if not any(p.fullmatch(t) for p, _ in allowed))
+        out.append('')
+        out.append(f'{len(unexpected)} skip(s) on {names[1]} that '
+                   f'{os.path.basename(args.allowed_skips)} does not allow'
+                   + (':' if unexpected else '.'))
+        out += [f'  {t}: {subj[t].get("detail", "")}' for t in unexpected]
     text = '\n'.join(out) + '\n'
     sys.stdout.write(text)
     if args.table:
         with open(args.table, 'w') as f:
             f.write(text)
-    return 1 if regress or (args.strict and both) else 0
+    return 1 if regress or (args.strict and both) or unexpected else 0
 
 
 def main():
@@ -199,6 +234,9 @@ def main():
     c.add_argument('--subject-name')
     c.add_argument('--table')
     c.add_argument('--strict', action='store_true')
+    c.add_argument('--allowed-skips', metavar='FILE')
+    c.add_argument('--kernel', metavar='RELEASE',
+                   help='the kernel release, for kernel<X.Y lines')
     args = ap.parse_args()
     return run(args) if args.cmd == 'run' else compare(args)
 
