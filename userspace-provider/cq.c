@@ -305,6 +305,14 @@ static uint64_t wookie_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
 	return cq->cur->timestamp + cq->wallclock_offset;
 }
 
+/* No completion is a tag-matching one (WOOKIE_CQ_EX_WC_FLAGS). */
+static void wookie_read_tm_info(struct ibv_cq_ex *ibcq __attribute__((unused)),
+				struct ibv_wc_tm_info *tm_info)
+{
+	tm_info->tag = 0;
+	tm_info->priv = 0;
+}
+
 /*
  * Every reader is set whatever wc_flags asked for: they all read the same
  * CQE, and an unrequested one then returns a value rather than crashing.
@@ -329,4 +337,5 @@ void wookie_cq_init_ex_ops(struct wookie_cq *cq)
 	cqx->read_completion_ts = wookie_read_completion_ts;
 	cqx->read_completion_wallclock_ns =
 		wookie_read_completion_wallclock_ns;
+	cqx->read_tm_info = wookie_read_tm_info;
 }

@@ -369,9 +369,16 @@ void wookie_cq_clean(struct wookie_cq *cq, uint32_t qp_num);
 int wookie_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int wookie_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 /* IBV_WC_EX_WITH_* the ibv_cq_ex readers support. */
+/*
+ * TM_INFO is accepted although the device has no tag matching (tm_caps
+ * are 0, so no SRQ is a TM SRQ): no completion is then a tag-matching
+ * one, and ibv_wc_read_tm_info() reads tag 0.  mlx5 accepts it on devices
+ * without tag matching too, and programs ask for it on every CQ.
+ */
 #define WOOKIE_CQ_EX_WC_FLAGS                                                  \
 	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |         \
-	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK |                       \
+	 IBV_WC_EX_WITH_TM_INFO)
 void wookie_cq_init_ex_ops(struct wookie_cq *cq);
 
 #endif /* WOOKIE_H */

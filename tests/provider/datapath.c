@@ -315,7 +315,8 @@ static void test_ex(void)
 			    IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
 			    IBV_WC_EX_WITH_SL |
 			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
-			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK |
+			    IBV_WC_EX_WITH_TM_INFO,
 	};
 	struct ibv_qp_init_attr_ex qp_attr = {
 		.qp_type = IBV_QPT_RC,
@@ -421,6 +422,11 @@ static void test_ex(void)
 		      "wallclock off by %lld ns", (long long)wall);
 		ts_prev = ts;
 		if (cqx->wr_id == 0xc2) {
+			struct ibv_wc_tm_info tm = { .tag = 1, .priv = 1 };
+
+			/* No tag matching: no completion carries a tag. */
+			ibv_wc_read_tm_info(cqx, &tm);
+			CHECK(!tm.tag && !tm.priv, "tm_info of a plain RECV");
 			CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
 				      ibv_wc_read_byte_len(cqx) == 3 &&
 				      (ibv_wc_read_wc_flags(cqx) &
