@@ -72,7 +72,17 @@ rdma-core: setup
 # Programs the VM tests run in the guest.
 VM_PROGS := $(patsubst tests/vm/progs/%.cc,$(BUILD)/vm-progs/%,$(wildcard tests/vm/progs/*.cc))
 
-vm-progs: setup $(VM_PROGS)
+# The handler-teardown test's kernel module, for the kernel the module is
+# built for (the guest would otherwise build it itself, slowly, under TCG).
+HANDLER_DIR := $(BUILD)/handler-module/$(MODULE_KVER)
+HANDLER_KO := $(HANDLER_DIR)/wookie_handler_test.ko
+
+$(HANDLER_KO): tests/vm/handler-module/Kbuild tests/vm/handler-module/wookie_handler_test.c
+	@mkdir -p $(HANDLER_DIR)
+	cp $^ $(HANDLER_DIR)/
+	$(MAKE) -C $(KDIR) M=$(HANDLER_DIR) W=1 modules
+
+vm-progs: setup $(VM_PROGS) $(HANDLER_KO)
 
 $(BUILD)/vm-progs/%: tests/vm/progs/%.cc include/uapi/rdma/wookie-abi.h
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 # --net init topology is up, and a RoCE device on vethA gets the GID table
 # layout tests rely on (0 = fe80 link-local, 1 = IPv4-mapped).
 # vm-run: --net init
+# vm-group: short
 set -euo pipefail
 
 fail() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 900
+# vm-group: short
 #
 # A verbs user killed with kill -9 leaves nothing behind: `rdma resource
 # show` lists none of its objects within a few seconds, and the device

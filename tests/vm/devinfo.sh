@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init
+# vm-group: short
 #
 # The distro's libibverbs (rdma-core 44) with the wookie provider: device
 # listing, ibv_devinfo -v, a context with its doorbell page, PDs, CQs, MRs,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 300
+# vm-group: short
 #
 # A kernel consumer whose handlers destroy or reset their own QP: a CQ
 # completion handler, a QP event handler and an SRQ limit event handler,

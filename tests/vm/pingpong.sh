@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 900
+# vm-group: short
 #
 # The distro's ibv_{rc,uc,ud,srq,xsrq}_pingpong (rdma-core 44, through the
 # provider) between two processes on one device: server and client on the

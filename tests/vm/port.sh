@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init
+# vm-group: short
 #
 # The port follows its netdev: state with the link and carrier, active MTU
 # with the netdev MTU; consumers hear PORT_ACTIVE/PORT_ERR.

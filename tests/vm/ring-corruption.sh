@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # vm-run: --net init --timeout 600
+# vm-group: short
 #
 # User space corrupts its own rings (indices out of range, garbage WQEs,
 # a nonsense CQ consumer, random bytes everywhere) and rings the doorbells:
