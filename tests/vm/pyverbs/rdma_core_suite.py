@@ -19,7 +19,8 @@
       SUBJECT regressed against BASE (with --strict: if any test fails or
       errs on SUBJECT) or has no results; with --allowed-skips, also if
       SUBJECT skips a test outside vendor-only modules that the file
-      (suite_skips.txt) does not allow on that kernel release.
+      (suite_skips.txt) does not allow on that kernel release, or with
+      another message than the file expects.
 """
 
 import argparse
@@ -111,24 +112,31 @@ def count(records):
 
 
 def load_allowed_skips(path, release):
-    """The patterns of PATH allowed on kernel RELEASE, with their reasons."""
+    """The lines of PATH that apply on kernel RELEASE: (test id pattern,
+    reason, pattern the skip's message must match or None)."""
     numbers = re.match(r'(\d+)\.(\d+)', release or '')
     kver = tuple(int(n) for n in numbers.groups()) if numbers else None
     allowed = []
     with open(path) as f:
-        for line in f:
+        for lineno, line in enumerate(f, 1):
             line = line.strip()
             if not line or line.startswith('#'):
                 continue
-            pattern, _, rest = line.partition(' ')
-            rest = rest.strip()
-            before = re.match(r'kernel<(\d+)\.(\d+)\s+', rest)
+            parts = line.split(None, 1)
+            rest = parts[1].strip() if len(parts) > 1 else ''
+            before = re.match(r'kernel<(\d+)\.(\d+)(\s+|$)', rest)
             if before:
                 rest = rest[before.end():]
-                limit = tuple(int(n) for n in before.groups())
-                if kver is None or kver >= limit:
-                    continue
-            allowed.append((re.compile(pattern), rest))
+            reason, _, message = rest.rpartition(' | ')
+            if not reason:
+                reason, message = rest, ''
+            if not reason.strip():
+                raise SystemExit(f'{path}:{lineno}: no reason given')
+            if before and (kver is None or
+                           kver >= tuple(int(n) for n in before.groups()[:2])):
+                continue
+            allowed.append((re.compile(parts[0]), reason.strip(),
+                            re.compile(message.strip()) if message else None))
     return allowed
 
 
@@ -203,13 +211,27 @@ def compare(args):
     unexpected = []
     if args.allowed_skips:
         allowed = load_allowed_skips(args.allowed_skips, args.kernel)
+        used = set()
+
+        def allows(test):
+            detail = subj[test].get('detail', '')
+            for i, (pattern, _, message) in enumerate(allowed):
+                if pattern.fullmatch(test) and \
+                        (message is None or message.search(detail)):
+                    used.add(i)
+                    return True
+            return False
         unexpected = sorted(t for ts_ in reasons.values() for t in ts_
-                            if not any(p.fullmatch(t) for p, _ in allowed))
+                            if not allows(t))
+        name = os.path.basename(args.allowed_skips)
         out.append('')
-        out.append(f'{len(unexpected)} skip(s) on {names[1]} that '
-                   f'{os.path.basename(args.allowed_skips)} does not allow'
-                   + (':' if unexpected else '.'))
+        out.append(f'{len(unexpected)} skip(s) on {names[1]} that {name} '
+                   'does not allow' + (':' if unexpected else '.'))
         out += [f'  {t}: {subj[t].get("detail", "")}' for t in unexpected]
+        for i, (pattern, reason, _) in enumerate(allowed):
+            if i not in used:
+                out.append(f'{name}: no skip needed {pattern.pattern} '
+                           f'({reason})')
     text = '\n'.join(out) + '\n'
     sys.stdout.write(text)
     if args.table:
