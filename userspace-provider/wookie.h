@@ -373,7 +373,8 @@ int wookie_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
  * TM_INFO is accepted although the device has no tag matching (tm_caps
  * are 0, so no SRQ is a TM SRQ): no completion is then a tag-matching
  * one, and ibv_wc_read_tm_info() reads tag 0.  mlx5 accepts it on devices
- * without tag matching too, and programs ask for it on every CQ.
+ * without tag matching too; rdma-core's tag-matching tests ask for it
+ * before they look at tm_caps.
  */
 #define WOOKIE_CQ_EX_WC_FLAGS                                                  \
 	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |         \

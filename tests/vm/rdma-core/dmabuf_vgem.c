@@ -7,9 +7,9 @@
  * dma-buf tests (test_mr's DmaBufMRTest and DmaBufTestCase) run on a vgem
  * dumb buffer exported with PRIME.
  *
- * GPU unit N is the Nth vgem device (there is one unless more were
- * created): none gives ENOENT, which the suite reports as a skip, as it
- * does for a missing render node.  The "gtt" choice means nothing here.
+ * GPU unit N is the Nth vgem device; vgem makes one, so unit 0 is it and
+ * any other unit, or no vgem, gives ENOENT, which the suite reports as a
+ * skip, as it does for a missing render node.  The "gtt" choice means nothing here.
  * Dumb buffers are made on vgem's card node, not its render node (the
  * ioctl is not allowed there); the CPU maps the buffer through that node
  * at the offset DRM_IOCTL_MODE_MAP_DUMB gives, which pyverbs reads back
@@ -76,8 +76,8 @@ static int is_vgem_card(int n)
 	target[len] = 0;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
-	/* The platform device "vgem" (or "vgem.N" for more than one). */
-	return !strcmp(base, "vgem") || !strncmp(base, "vgem.", 5);
+	/* The platform device "vgem". */
+	return !strcmp(base, "vgem");
 }
 
 /* The card node of the unit-th vgem device, opened; -1 with errno set. */
@@ -112,7 +112,8 @@ struct dmabuf *dmabuf_alloc(uint64_t size, int unit, int gtt)
 	int err;
 
 	(void)gtt;
-	if (!size || size > UINT32_MAX * (uint64_t)VGEM_ROW) {
+	/* The kernel's bound: a dumb buffer is at most 4 GiB - 1. */
+	if (!size || size > (uint64_t)(UINT32_MAX / VGEM_ROW) * VGEM_ROW) {
 		errno = EINVAL;
 		return NULL;
 	}
