@@ -78,6 +78,7 @@ HANDLER_DIR := $(BUILD)/handler-module/$(MODULE_KVER)
 HANDLER_KO := $(HANDLER_DIR)/wookie_handler_test.ko
 
 $(HANDLER_KO): tests/vm/handler-module/Kbuild tests/vm/handler-module/wookie_handler_test.c
+	@test -d $(KDIR) || { echo "No kernel build tree at $(KDIR); run scripts/setup or set KDIR=" >&2; exit 1; }
 	@mkdir -p $(HANDLER_DIR)
 	cp $^ $(HANDLER_DIR)/
 	$(MAKE) -C $(KDIR) M=$(HANDLER_DIR) W=1 modules
@@ -190,4 +191,5 @@ demo: all
 	scripts/demo
 
 clean:
-	rm -rf $(BUILD)/module $(BUILD)/provider $(BUILD)/unit $(BUILD)/vm $(BUILD)/vm-progs
+	rm -rf $(BUILD)/module $(BUILD)/provider $(BUILD)/unit $(BUILD)/vm $(BUILD)/vm-progs \
+		$(BUILD)/handler-module

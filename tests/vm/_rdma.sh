@@ -100,7 +100,9 @@ rdma_no_objects() {
 	[ -z "$(rdma_user_objects "$1")" ]
 }
 
-# The TCP ports servers listen on: one per pair, never reused in a boot.
+# The TCP ports servers listen on: one per pair, never reused in a test
+# (tests that share a boot, vm-group, start again at the first one; the
+# pingpongs' servers set SO_REUSEADDR).
 rdma_port=18600
 
 listening() {
