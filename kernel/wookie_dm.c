@@ -91,7 +91,8 @@ int wookie_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
 
 	/*
 	 * The memory goes with the entry's last reference (an MR's keeps it);
-	 * pages still mapped stay with their mappings.
+	 * pages still mapped stay with their mappings, charged to the memory
+	 * cgroup but no longer to the context's DM limit.
 	 */
 	rdma_user_mmap_entry_remove(dm->entry);
 	atomic64_sub(dm->size, &dm->uc->dm_bytes);

@@ -65,6 +65,11 @@
 #define WOOKIE_ODP_FAULT_CHUNK WOOKIE_ODP_CHILD_SIZE
 /* Asynchronous prefetches in flight per device; more run synchronously. */
 #define WOOKIE_ODP_MAX_PREFETCHES 256
+/*
+ * The bytes one asynchronous prefetch may name: a kworker's time is
+ * nobody's, so a larger one runs in its caller, charged and killable.
+ */
+#define WOOKIE_ODP_ASYNC_PREFETCH_BYTES SZ_64M
 
 /* One umem's pages, as the engine reads them. */
 struct wookie_odp_table {
@@ -651,6 +656,7 @@ int wookie_advise_mr(struct ib_pd *ibpd,
 	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
 	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
 	struct wookie_prefetch *pf;
+	u64 bytes = 0;
 	bool sync;
 	int err = 0;
 	u32 i;
@@ -674,9 +680,11 @@ int wookie_advise_mr(struct ib_pd *ibpd,
 					  &pf->frag[pf->num]);
 		if (err)
 			goto out;
+		bytes += sg_list[i].length;
 		pf->num++;
 	}
 	sync = (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) ||
+	       bytes > WOOKIE_ODP_ASYNC_PREFETCH_BYTES ||
 	       atomic_read(&wdev->odp_prefetches) > WOOKIE_ODP_MAX_PREFETCHES;
 	if (!sync) {
 		INIT_WORK(&pf->work, wookie_prefetch_work);

@@ -185,14 +185,11 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 	case WOOKIE_ODP_FAILED:
 		/*
 		 * The request a side let go of comes back after its RNR
-		 * wait: the failure is kept for it that long.
+		 * wait: the failure is kept for it that long (the pass's
+		 * end arms the timer for it).
 		 */
-		if (slot->let_go && !slot->failed_seen) {
+		if (slot->let_go && !slot->failed_seen)
 			slot->since = ktime_get();
-			wookie_qp_arm_timer(qp,
-					    ktime_add_ms(slot->since,
-							 WOOKIE_ODP_FAILED_KEEP_MS));
-		}
 		slot->failed_seen = true;
 		return true;
 	default:
@@ -202,23 +199,26 @@ bool wookie_odp_ready(struct wookie_qp *qp, enum wookie_odp_side side)
 
 /*
  * A failure its side was ready to see in this pass is not kept longer,
- * but for a side let go: until its time is up (the QP's timer runs a
- * pass then), as the slot holds the MR that dereg waits for.
+ * but for a side let go: until its time is up, as the slot holds the MR
+ * that dereg waits for.  The QP's one timer keeps only the earliest
+ * deadline, so each pass that keeps the failure arms it again: a pass
+ * run by an earlier deadline must not leave this one unarmed.
  */
 void wookie_odp_pass_end(struct wookie_qp *qp)
 {
 	struct wookie_odp_slot *slot;
+	ktime_t until;
 	int i;
 
 	for (i = 0; i < WOOKIE_ODP_SIDES; i++) {
 		slot = &qp->odp.slot[i];
 		if (!slot->failed_seen)
 			continue;
-		if (slot->let_go &&
-		    ktime_before(ktime_get(),
-				 ktime_add_ms(slot->since,
-					      WOOKIE_ODP_FAILED_KEEP_MS)))
+		until = ktime_add_ms(slot->since, WOOKIE_ODP_FAILED_KEEP_MS);
+		if (slot->let_go && ktime_before(ktime_get(), until)) {
+			wookie_qp_arm_timer(qp, until);
 			continue;
+		}
 		wookie_odp_forget(slot);
 	}
 }

@@ -364,6 +364,18 @@ class OdpTest(VerbsTest):
             self.assertLess(time.monotonic(), deadline, 'prefetches')
             time.sleep(0.05)
 
+    def test_prefetch_large_runs_in_call(self):
+        # An advice naming more than 64 MiB is not queued: the caller's
+        # time, not a kworker's, faults it in, so the counter has moved
+        # when the call returns (queued, 80 MiB would take far longer).
+        size = 80 * 1024 * 1024
+        buf = self.anon(size)
+        mr = MR(self.pd, size, e.IBV_ACCESS_LOCAL_WRITE | ODP, address=buf)
+        before = counter('odp_prefetches')
+        self.pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+                          [self.sge_of(mr, size)])
+        self.assertEqual(counter('odp_prefetches'), before + 1)
+
     def test_prefetch_errors(self):
         pd2 = type(self.pd)(self.ctx)
         buf = self.anon(PAGE)
