@@ -568,6 +568,18 @@ static void wookie_empty_read_response(struct wookie_qp *qp,
 	wookie_wqe_finish(qp, wqe, IB_WC_SUCCESS);
 }
 
+static bool wookie_aeth_type_known(const struct wookie_hdrs *h)
+{
+	switch (h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) {
+	case WOOKIE_AETH_ACK:
+	case WOOKIE_AETH_RNR_NAK:
+	case WOOKIE_AETH_NAK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 {
 	const struct wookie_hdrs *h = &pkt->hdrs;
@@ -601,6 +613,11 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		goto out;
 	default:
 		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_PSN, &h->bth);
+		goto out;
+	}
+	/* A reserved AETH type is malformed: dropped before it acks anything. */
+	if ((h->flags & WOOKIE_OPF_AETH) && !wookie_aeth_type_known(h)) {
+		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto out;
 	}
 	if (op == WOOKIE_OP_ACKNOWLEDGE) {
@@ -686,6 +703,12 @@ static void wookie_comp_one(struct wookie_qp *qp, struct wookie_pkt *pkt)
 		if (wqe->sqe.opcode != WOOKIE_WR_ATOMIC_CMP_AND_SWP &&
 		    wqe->sqe.opcode != WOOKIE_WR_ATOMIC_FETCH_AND_ADD) {
 			wookie_wqe_finish(qp, wqe, IB_WC_BAD_RESP_ERR);
+			break;
+		}
+		/* Its AETH may NAK the atomic: then no original value. */
+		if ((h->aeth.syndrome & WOOKIE_AETH_TYPE_MASK) !=
+		    WOOKIE_AETH_ACK) {
+			wookie_nak(qp, wqe, h);
 			break;
 		}
 		if (wookie_atomic_response(qp, wqe, pkt))

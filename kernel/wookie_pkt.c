@@ -422,8 +422,13 @@ bool wookie_pkt_enqueue(struct wookie_dev *wdev, struct wookie_qp *qp,
 		wookie_qp_drop(qp, WOOKIE_CNT_RX_BAD_HDR, &h->bth);
 		goto drop;
 	}
-	/* No link carries more than the path MTU (UD: the port's). */
-	if (h->payload_len > READ_ONCE(qp->mtu_bytes)) {
+	/*
+	 * No link carries more than the path MTU (UD: the port's), nor a
+	 * wire packet more than RoCE's largest MTU, even to a QP whose peer
+	 * is on this device (the local path's segments are larger).
+	 */
+	if (h->payload_len > READ_ONCE(qp->mtu_bytes) ||
+	    (!pkt->local && h->payload_len > ib_mtu_enum_to_int(IB_MTU_4096))) {
 		wookie_qp_drop(qp, WOOKIE_CNT_RX_TOO_LONG, &h->bth);
 		goto drop;
 	}

@@ -678,6 +678,15 @@ static void resp_ibta15_answer(struct wookie_qp *qp,
 static enum resp_res resp_flush_check(struct wookie_qp *qp,
 				      const struct wookie_hdrs *h);
 
+/* A FLUSH's placement type and selectivity level are ones IBTA defines. */
+static bool resp_flush_valid(const struct wookie_hdrs *h)
+{
+	return h->feth.type &&
+	       !(h->feth.type & ~(WOOKIE_FLUSH_GLOBAL |
+				  WOOKIE_FLUSH_PERSISTENT)) &&
+	       h->feth.level <= WOOKIE_FLUSH_LEVEL_MR;
+}
+
 /* The access rights a FLUSH of placement type @type needs. */
 static int resp_flush_access(u8 type)
 {
@@ -725,7 +734,8 @@ static enum resp_res resp_duplicate_ibta15(struct wookie_qp *qp,
 		resp_ibta15_answer(qp, res, h->bth.psn);
 		return RESP_DROP;
 	}
-	if (!flush || !resp_flush_allowed(qp, h->feth.type) ||
+	if (!flush || !resp_flush_valid(h) ||
+	    !resp_flush_allowed(qp, h->feth.type) ||
 	    resp_flush_check(qp, h) != RESP_OK)
 		return RESP_DROP;
 	/* No READ answer is in progress (wookie_responder_continue()). */
@@ -1294,9 +1304,7 @@ static enum resp_res resp_execute_flush(struct wookie_qp *qp,
 	const struct wookie_hdrs *h = &pkt->hdrs;
 	enum resp_res ret;
 
-	if (!qp->resp.rd_atomic || !h->feth.type ||
-	    (h->feth.type & ~(WOOKIE_FLUSH_GLOBAL | WOOKIE_FLUSH_PERSISTENT)) ||
-	    h->feth.level > WOOKIE_FLUSH_LEVEL_MR)
+	if (!qp->resp.rd_atomic || !resp_flush_valid(h))
 		return RESP_ERR_INVALID;
 	ret = resp_flush_check(qp, h);
 	if (ret != RESP_OK)

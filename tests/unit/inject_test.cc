@@ -173,8 +173,14 @@ TEST(Inject, WrongButParseable)
 	EXPECT_EQ(p.va + 4, h.atomic.va);
 	EXPECT_EQ(p.rkey, h.atomic.rkey);
 
+	h = Parse(Make("atomic-ack"));
+	EXPECT_EQ(WOOKIE_OP_ATOMIC_ACKNOWLEDGE, h.bth.opcode);
+	EXPECT_EQ(WOOKIE_AETH_ACK | WOOKIE_AETH_NO_CREDITS, h.aeth.syndrome);
+	EXPECT_EQ(0x1122334455667788ULL, h.atomic_orig);
+
 	p.syndrome = 0x7f;
 	EXPECT_EQ(0x7f, Parse(Make("aeth-bogus", p)).aeth.syndrome);
+	EXPECT_EQ(0x7f, Parse(Make("atomic-ack", p)).aeth.syndrome);
 	p.opcode = 0x1f;
 	roce::Packet pkt = Make("bad-opcode", p);
 	EXPECT_EQ(0x1f, pkt.transport[0]);

@@ -552,30 +552,57 @@ if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN"; then
 fi
 
 echo "--- 2d. a bogus AETH at an RC requester's outstanding PSN"
+# A reserved AETH type is malformed: dropped and counted before it
+# acknowledges anything, not even the SEND below its PSN.
 if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	snap
 	tgt_is "post a SEND (PSN $P)" "send 64" '^ok$'
-	expect "the SEND left" zza:sent_pkts=1 zzb:rx_drop_no_qp=1
+	tgt_is "and another (PSN $((P + 1)))" "send 64" '^ok$'
+	expect "the SENDs left" zza:sent_pkts=2 \
+		zzb:rx_drop_no_qp=2
+	case_ "aeth-bogus (syndrome 0x40) at the second SEND's PSN" hostB \
+		"$B" "$A" "$T_QPN" aeth-bogus --psn $((P + 1)) -- \
+		zza:rcvd_pkts=1 zza:rx_drop_bad_hdr=1
+	tgt_is "nothing completed" "poll 1000" '^wc 0$'
+	tgt_is "still RTS" state '^state RTS$'
+	case_ "good-ack of both after it" hostB "$B" "$A" "$T_QPN" good-ack \
+		--psn $((P + 1)) --msn 2 -- zza:rcvd_pkts=1
+	tgt_is "both SENDs complete" "poll 3000 2" \
+		'^wc 2 success/send/[0-9]+ success/send/[0-9]+$'
+	tgt_stop
+fi
+
+echo "--- 2d'. an ATOMIC ACKNOWLEDGE that NAKs, and one with a reserved AETH"
+# Its AETH decides: a NAK fails the atomic with no original value
+# written; a reserved type is dropped and counted; an ACK completes it.
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	snap
-	inj hostB "$B" "$A" "$T_QPN" aeth-bogus --psn "$P"
-	sleep 1
-	deltas=$(delta_mismatch)
-	tgt "poll 1000"
-	wc=$TGT_REPLY
-	tgt state
-	echo "     aeth-bogus (syndrome 0x40): counters:${deltas:- none}; $wc; $TGT_REPLY"
-	if [ "$wc" = "wc 0" ]; then
-		# Dropped: then it must have been counted, and the QP go on.
-		like "aeth-bogus dropped: counted as a drop" "zza:rx_drop_[a-z_]+\+1" "$deltas"
-		tgt_is "still RTS" state '^state RTS$'
-		case_ "good-ack after it" hostB "$B" "$A" "$T_QPN" good-ack \
-			--psn "$P" --msn 1 -- zza:rcvd_pkts=1
-		tgt_is "the SEND completes" "poll 3000 1" '^wc 1 success/send/[0-9]+$'
-	else
-		# Or an invalid response that ends the WQE, never a success.
-		like "aeth-bogus fails the SEND" '^wc 1 (bad_resp|rem_op|rem_inv_req)/' "$wc"
-		like "and the QP" '^state ERR$' "$TGT_REPLY"
-	fi
+	tgt_is "post a FETCH & ADD (PSN $P)" "fadd 8" '^ok$'
+	expect "it left" zza:sent_pkts=1 zzb:rx_drop_no_qp=1
+	case_ "atomic-ack with a reserved AETH type (0x40)" hostB "$B" "$A" \
+		"$T_QPN" atomic-ack --psn "$P" --msn 1 --syndrome 0x40 -- \
+		zza:rcvd_pkts=1 zza:rx_drop_bad_hdr=1
+	tgt_is "nothing completed" "poll 1000" '^wc 0$'
+	tgt_is "no original value written" "nonzero lbuf 0 8" '^nonzero 0$'
+	case_ "atomic-ack NAK remote access error (0x62)" hostB "$B" "$A" \
+		"$T_QPN" atomic-ack --psn "$P" --msn 1 --syndrome 0x62 -- \
+		zza:rcvd_pkts=1
+	tgt_is "the FETCH & ADD fails with a remote access error" \
+		"poll 3000 1" '^wc 1 rem_access/-/[0-9]+$'
+	tgt_is "still no original value written" "nonzero lbuf 0 8" \
+		'^nonzero 0$'
+	tgt_is "the requester is in the error state" state '^state ERR$'
+	tgt_stop
+fi
+if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN"; then
+	snap
+	tgt_is "post a FETCH & ADD (PSN $P)" "fadd 8" '^ok$'
+	expect "it left" zza:sent_pkts=1 zzb:rx_drop_no_qp=1
+	case_ "atomic-ack (ACK)" hostB "$B" "$A" "$T_QPN" atomic-ack \
+		--psn "$P" --msn 1 -- zza:rcvd_pkts=1
+	tgt_is "the FETCH & ADD completes" "poll 3000 1" \
+		'^wc 1 success/fetch_add/[0-9]+$'
+	tgt_is "with the original value" "nonzero lbuf 0 8" '^nonzero 8$'
 	tgt_stop
 fi
 

@@ -83,6 +83,7 @@ inline const std::vector<KindInfo> &kinds()
 		{"ack-unsent", "good-ack, for a --psn the requester never sent"},
 		{"read-resp-long", "good-read-resp of --len bytes (512: more than asked)"},
 		{"aeth-bogus", "RC ACKNOWLEDGE with AETH syndrome --syndrome (0x40, a reserved type)"},
+		{"atomic-ack", "RC ATOMIC ACKNOWLEDGE for --psn, --msn, original value 0x1122334455667788, AETH syndrome --syndrome (ACK)"},
 		{"write-bad-rkey", "good-write with the low 8 bits (the key) of --rkey flipped"},
 		{"write-out-of-range", "good-write ending 1 byte past --va + --mr-len (4096)"},
 		{"read-bad-rkey", "RC RDMA READ request for --len (64) at --va, --rkey's key flipped"},
@@ -236,6 +237,13 @@ inline bool make(const std::string &kind, const Params &p, Packet &pkt,
 		else if (p.syndrome >= 0)
 			h.aeth.syndrome = (uint8_t)p.syndrome;
 		h.aeth.msn = p.msn & WOOKIE_PSN_MASK;
+		ok = build(h, 0, p.fill, pkt.transport);
+	} else if (kind == "atomic-ack") {
+		h = request(rc | WOOKIE_OP_ATOMIC_ACKNOWLEDGE, p);
+		h.aeth.syndrome = (uint8_t)(p.syndrome >= 0 ? p.syndrome :
+					    WOOKIE_AETH_ACK | WOOKIE_AETH_NO_CREDITS);
+		h.aeth.msn = p.msn & WOOKIE_PSN_MASK;
+		h.atomic_orig = 0x1122334455667788ULL;
 		ok = build(h, 0, p.fill, pkt.transport);
 	} else if (kind == "good-read-resp" || kind == "read-resp-long") {
 		h = request(rc | WOOKIE_OP_READ_RESPONSE_ONLY, p);

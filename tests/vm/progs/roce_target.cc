@@ -20,6 +20,8 @@
 //                        4096, WRITE 65536: lbuf holds that much); WRITE
 //                        and READ at remote address 0x10000, R_Key 0x1234
 //                                                            -> ok | error E
+//   fadd 8 [fence]       FETCH & ADD 1 there, the original value to
+//                        lbuf 0 (zeroed first)               -> ok | error E
 //   poll MS [N]          poll the CQ for MS ms or until N completions
 //                        -> wc COUNT [STATUS/OPCODE/LEN]...
 //   events MS            async events seen within MS ms -> events COUNT [NAME]...
@@ -251,7 +253,8 @@ std::string post_send(Target &t, const std::string &op, uint32_t len,
 	ibv_sge sge = {(uintptr_t)t.local_buf + 4096, len, t.local->lkey};
 	ibv_send_wr wr{}, *bad;
 
-	if (len > (op == "write" ? kLocalLen - 4096 : 4096))
+	if (len > (op == "write" ? kLocalLen - 4096 : 4096) ||
+	    (op == "fadd" && len != 8))
 		return "error length";
 	if (op == "send")
 		for (uint32_t i = 0; i < len; i++)
@@ -271,6 +274,13 @@ std::string post_send(Target &t, const std::string &op, uint32_t len,
 		wr.opcode = op == "write" ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = kRemoteVa;
 		wr.wr.rdma.rkey = kRemoteRkey;
+	} else if (op == "fadd") {
+		// The original value lands where a READ's data would.
+		std::memset(t.local_buf + 4096, 0, 8);
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = kRemoteVa;
+		wr.wr.atomic.rkey = kRemoteRkey;
+		wr.wr.atomic.compare_add = 1;
 	} else {
 		return "error opcode";
 	}
@@ -431,7 +441,8 @@ std::string command(Target &t, const std::string &line, bool &quit)
 	};
 	if (cmd == "recv")
 		return post_recv(t);
-	if (cmd == "send" || cmd == "write" || cmd == "read") {
+	if (cmd == "send" || cmd == "write" || cmd == "read" ||
+	    cmd == "fadd") {
 		std::string flag;
 
 		num(a);
