@@ -201,6 +201,20 @@ wookie_vm_splats() {
 		grep -aE "$WOOKIE_SPLAT_RE" | awk '!seen[$0]++' | grep .
 }
 
+# wookie_vm_first_report CONSOLE_LOG MARKER_PREFIX [FILE...]: the kernel
+# lines of the first splat that is not a known upstream report, from its
+# first line on (its backtrace), at most 45 lines.  It reads to the end:
+# an early exit would fail the caller's pipeline (SIGPIPE, pipefail).
+wookie_vm_first_report() {
+	wookie_vm_kernel_lines "$@" | wookie_vm_known_reports |
+		re=$WOOKIE_SPLAT_RE awk '
+			!n && /^known upstream report: / { next }
+			!n && /\] traps: [^ ]+\[[0-9]+\] / { next }
+			!n && $0 ~ ENVIRON["re"] { n = 1 }
+			/Modules linked in:|\] Code: / { next }
+			n && n++ <= 45 { print }'
+}
+
 # wookie_vm_initramfs KVER MODROOT: print the path of the busybox
 # initramfs for kernel KVER (modules under MODROOT/lib/modules), built
 # once and rebuilt when busybox, the init script or the modules change.

@@ -6,7 +6,8 @@
 # the same module loaded quietly must pass, splat-like text printed by the
 # command must not count, the command's exit status must come back, and
 # a guest that never finishes or a missing wookie.ko must fail the run;
-# a known upstream report (lockdep, or an rxe WARN) is tolerated, and only that.
+# a known upstream report (lockdep, or an rxe WARN) is tolerated, and only that;
+# a soft lockup panics the guest at once, its backtrace in vm-run's output.
 # vm-test passes extra vm-run options (--debug-kernel) in WOOKIE_VM_ARGS.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -108,6 +109,23 @@ check warn-fails nonzero \
 	--no-module "${quick[@]}" -- insmod "$ko"
 grep -qE "$detected" "$logs/warn-fails.log" || {
 	echo "not ok warn-fails-message: no '$detected' line"
+	failed=1
+}
+# ... with the report's backtrace, as the kernel printed it.
+grep -qE '^vm-run:   \| .*Call Trace:' "$logs/warn-fails.log" &&
+	grep -qE '^vm-run:   \| .*wookie_splat_test_init' "$logs/warn-fails.log" || {
+	echo "not ok warn-fails-backtrace: no 'Call Trace:' and wookie_splat_test_init in the first report"
+	failed=1
+}
+
+# A soft lockup panics the guest at once (not at the timeout), and its
+# report shows the spinning function.
+check lockup-panics nonzero \
+	'^vm-run:   \| .*wookie_splat_test_lockup' '^vm-run: timed out' \
+	--no-module "${quick[@]}" --timeout "$([ -n "$debug" ] && echo 900 || echo 240)" -- \
+	insmod "$ko" mode=lockup
+grep -qE '^vm-run:   .*Kernel panic - not syncing: softlockup' "$logs/lockup-panics.log" || {
+	echo "not ok lockup-panics-message: no 'Kernel panic - not syncing: softlockup' line"
 	failed=1
 }
 
