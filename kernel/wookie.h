@@ -684,6 +684,8 @@ struct wookie_req {
 	bool drained;
 	/* Paused by an RNR NAK until this time. */
 	bool rnr_wait;
+	/* The next data packet asks for an ACK: a tail-loss probe. */
+	bool ack_next;
 	ktime_t rnr_until;
 };
 
@@ -711,6 +713,11 @@ struct wookie_comp {
 	ktime_t last_progress;
 	/* The tail-loss probe went out since (wookie_comp_probe()). */
 	bool probed;
+	/*
+	 * It sent its last packet only: the sequence NAK that answers it
+	 * spends no retry (wookie_seq_nak()).
+	 */
+	bool probe_nak_free;
 	/* Responses that may still hold the ACK timeout (wookie_comp_hold). */
 	u32 holds_left;
 };
@@ -747,8 +754,13 @@ struct wookie_resp {
 	u64 write_va;
 	u64 write_left;
 	u32 write_total;
-	/* A PSN sequence error was NAKed; silent until the expected PSN. */
+	/*
+	 * A PSN sequence error (or, nak_rnr, an RNR) was NAKed: silent
+	 * until the expected PSN, but for requests that ask for an ACK
+	 * (resp_seq_nak_again()).
+	 */
 	bool nak_sent;
+	bool nak_rnr;
 	/*
 	 * An ACK of every request up to ack_psn is owed: sent before the
 	 * responder's next packet, at the end of the pass, or once it

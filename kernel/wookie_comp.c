@@ -198,6 +198,7 @@ static void wookie_progress(struct wookie_qp *qp)
 	qp->comp.rnr_retry_left = qp->rnr_retry;
 	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
 	qp->comp.probed = false;
+	qp->comp.probe_nak_free = false;
 	qp->comp.last_progress = now;
 }
 
@@ -485,6 +486,13 @@ static void wookie_seq_nak(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 	    wookie_psn_diff(psn, qp->comp.psn) > 0) {
 		wookie_comp_ack_psn(qp, wookie_psn_add(psn, WOOKIE_PSN_MASK));
 		wookie_progress(qp);
+	} else if (qp->comp.probe_nak_free) {
+		/*
+		 * The answer to the tail-loss probe's one packet, naming the
+		 * loss it looks for: no retry spent, as when the probe sent
+		 * the whole window again.  Once until the next progress.
+		 */
+		qp->comp.probe_nak_free = false;
 	} else {
 		ibdev_dbg(qp->ibqp.device,
 			  "qp %u: NAK moves nothing, %u retries left\n",
@@ -797,15 +805,65 @@ bool wookie_comp_probe_due(struct wookie_qp *qp, ktime_t *due)
 }
 
 /*
+ * The probe of SENDs and WRITEs: the last packet sent, again, asking for
+ * an ACK.  A peer that has it acknowledges everything; one that misses
+ * an earlier packet sees a gap and NAKs from there.  Sending the whole
+ * window again instead doubled the load of a host slow enough for the
+ * probe to fire while the ACKs still waited in its own receive queue
+ * (the sanitizer kernel, where a 64-packet message takes longer than
+ * the probe time): ACK timeouts followed, and runs of them ended in
+ * retry exceeded.  Returns false when the last packet sent is not one a
+ * SEND or WRITE holds at the requester's front (it is going back
+ * already, or a READ or atomic sent last): the caller goes back instead.
+ */
+static bool wookie_probe_last(struct wookie_qp *qp)
+{
+	u32 last = wookie_psn_add(qp->req.psn_end, WOOKIE_PSN_MASK);
+	u32 end = wookie_sent_end(qp), index = end;
+	struct wookie_send_wqe *wqe;
+
+	/*
+	 * Not while the requester goes back, nor when it went back for a
+	 * NAK of the oldest PSN already: the retransmission it asked for
+	 * was lost too, and the responder's NAKs of it again are ignored.
+	 */
+	if (qp->req.psn != qp->req.psn_end ||
+	    (qp->comp.nak_rewound && qp->comp.nak_psn == qp->comp.psn))
+		return false;
+	/* Back to the last WQE with packets out; bounded by comp.index. */
+	do {
+		if (index == qp->comp.index)
+			return false;
+		wqe = wookie_swqe(qp, --index);
+	} while (wqe->state == WOOKIE_WQE_DONE);
+	if ((wqe->state != WOOKIE_WQE_SENDING &&
+	     wqe->state != WOOKIE_WQE_SENT) ||
+	    wookie_is_rd_atomic(wqe->sqe.opcode) ||
+	    wookie_is_local_op(wqe->sqe.opcode) ||
+	    wookie_psn_diff(last, wqe->first_psn) < 0 ||
+	    (wqe->state == WOOKIE_WQE_SENT && wqe->last_psn != last))
+		return false;
+	trace_wookie_retransmit(&qp->ibqp, last, "probe");
+	wookie_qp_count(qp, WOOKIE_CNT_COMP_RETRY);
+	wookie_rtt_cancel(&qp->req.rtt);
+	qp->req.index = index;
+	qp->req.psn = wookie_rewind_wqe(qp, wqe, last);
+	qp->req.ack_next = true;
+	qp->comp.probe_nak_free = true;
+	return true;
+}
+
+/*
  * The tail-loss probe: responses stopped for a few round trips while
  * @wqe, the oldest WQE outstanding, waits for packets on the wire.  Ask
- * again once, from where they stopped: a READ or atomic from its first
- * response missing (even if that was asked for again already: the
- * answer may be lost too), anything else from the oldest PSN not
- * acknowledged.  No retry is spent, and the ACK timeout still counts from
- * the last progress, should the probe be lost too.  Not while READ
- * responses wait for a gap (they have their own deadline), nor while
- * responses that came in time wait for this host.
+ * again once: SENDs and WRITEs with their last packet sent
+ * (wookie_probe_last()), a READ or atomic from its first response
+ * missing (even if that was asked for again already: the answer may be
+ * lost too), anything else from the oldest PSN not acknowledged.  No
+ * retry is spent, and the ACK timeout still counts from the last
+ * progress, should the probe be lost too.  Not while READ responses wait
+ * for a gap (they have their own deadline), nor while responses that
+ * came in time wait for this host.
  */
 static void wookie_comp_probe(struct wookie_qp *qp,
 			      struct wookie_send_wqe *wqe, ktime_t now)
@@ -831,6 +889,8 @@ static void wookie_comp_probe(struct wookie_qp *qp,
 		wookie_ask_again(qp, wqe, "probe");
 		return;
 	}
+	if (wookie_probe_last(qp))
+		return;
 	wookie_window_nak(&qp->req.window, qp->comp.psn, qp->req.psn_end);
 	wookie_rewind(qp, qp->comp.psn, "probe");
 }
@@ -880,6 +940,7 @@ void wookie_comp_check_timeout(struct wookie_qp *qp)
 	/* What is sent again now may have a gap or a NAK of its own. */
 	qp->comp.read_gap = false;
 	qp->comp.nak_rewound = false;
+	qp->comp.probe_nak_free = false;
 	wookie_window_timeout(&qp->req.window, qp->req.psn_end);
 	wookie_rewind(qp, qp->comp.psn, "timeout");
 	/* What waits, waits for the answer to this. */

@@ -209,11 +209,11 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		h.bth.solicited = true;
 	/*
 	 * An ACK at the end of a message, every WOOKIE_ACK_REQ_EVERY
-	 * packets, and for the packet that fills the send window: the
-	 * requester waits for that one.
+	 * packets, for the packet that fills the send window (the
+	 * requester waits for that one), and for a tail-loss probe.
 	 */
 	if (wookie_kind_reliable(qp->kind))
-		h.bth.ack_req = last ||
+		h.bth.ack_req = last || qp->req.ack_next ||
 			(wookie_psn_diff(qp->req.psn, wqe->first_psn) %
 			 WOOKIE_ACK_REQ_EVERY) == WOOKIE_ACK_REQ_EVERY - 1 ||
 			!wookie_window_open(&qp->req.window,
@@ -282,6 +282,7 @@ static int wookie_send_data_packet(struct wookie_qp *qp,
 		wookie_qp_count(qp, WOOKIE_CNT_RDMA_SEND);
 	if (h.bth.ack_req)
 		wookie_req_time(qp, h.bth.psn);
+	qp->req.ack_next = false;
 	wqe->done_bytes += len;
 	qp->req.psn = wookie_psn_add(qp->req.psn, 1);
 	qp->req.psn_end = wookie_psn_sent_end(qp->req.psn_end, h.bth.psn,

@@ -803,7 +803,25 @@ static void resp_seq_nak(struct wookie_qp *qp)
 	if (qp->resp.nak_sent)
 		return;
 	qp->resp.nak_sent = true;
+	qp->resp.nak_rnr = false;
 	resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, qp->resp.psn);
+}
+
+/*
+ * A request beyond the gap NAKed already asks for an ACK: the
+ * requester's tail-loss probe (its last packet sent again), or a burst's.
+ * Silent, the responder would leave a lost NAK, or a lost retransmission
+ * of the gap, to the ACK timeout (seconds with rdma_cm's defaults), since
+ * the probe resends no more than that one packet.  So the gap is NAKed
+ * again, as often as the requester asks (a requester that went back for
+ * it ignores the repeats).  Not after an RNR NAK: a sequence NAK would
+ * cut the RNR wait short.
+ */
+static void resp_seq_nak_again(struct wookie_qp *qp,
+			       const struct wookie_pkt *pkt)
+{
+	if (qp->resp.nak_sent && !qp->resp.nak_rnr && pkt->hdrs.bth.ack_req)
+		resp_nak(qp, WOOKIE_NAK_PSN_SEQ_ERROR, qp->resp.psn);
 }
 
 /* The waiting requests wait for the gap at resp.psn from now. */
@@ -833,15 +851,20 @@ static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
 {
 	struct list_head *pos;
 
+	/* Beyond any send window: no requester asks for this. */
 	if (qp->local || pkt->ref || pkt->in_buf ||
 	    diff >= WOOKIE_WINDOW_MAX) {
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
 	pos = wookie_pkt_list_pos(&qp->resp_ooo, pkt->hdrs.bth.psn);
-	if (!pos)
-		return RESP_DROP;	/* sent again: one waits */
+	if (!pos) {
+		/* Sent again: one waits. */
+		resp_seq_nak_again(qp, pkt);
+		return RESP_DROP;
+	}
 	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_MAX) {
+		resp_seq_nak_again(qp, pkt);
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
@@ -870,6 +893,7 @@ static enum resp_res resp_check_psn(struct wookie_qp *qp,
 	if (diff < 0)
 		return resp_duplicate(qp, pkt);
 	resp->nak_sent = false;
+	resp->nak_rnr = false;
 	return RESP_OK;
 }
 
@@ -1365,6 +1389,7 @@ static void resp_rnr_nak(struct wookie_qp *qp, u32 psn)
 	 * PSN: a sequence NAK would cut the RNR wait short.
 	 */
 	qp->resp.nak_sent = true;
+	qp->resp.nak_rnr = true;
 	wookie_qp_count(qp, WOOKIE_CNT_SND_RNR);
 	trace_wookie_rnr(&qp->ibqp, psn, true, timer);
 	wookie_send_ack(qp, WOOKIE_AETH_RNR_NAK | timer, psn);

@@ -22,9 +22,10 @@
 #      sending again what it covers, a fenced WRITE that must go again
 #      ahead of the READ after it, and an old ACK repeated for ever, which
 #      may hold the ACK timeout only a bounded number of times; a SEND
-#      one PSN ahead, kept until the SEND before it comes; and a SEND
-#      never acknowledged after one that was, probed once before the
-#      ACK timeout, spending no retry;
+#      one PSN ahead, kept until the SEND before it comes (sent again
+#      asking for an ACK, NAKed again); and a SEND never acknowledged
+#      after one that was, probed once before the ACK timeout, spending
+#      no retry (a 3-packet SEND: its last packet only);
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -465,6 +466,17 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 		zzb:out_of_seq_request=1 zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
 		zza:rx_drop_no_qp=1
 	sniff_expect "the gap is NAKed" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $R) syndrome 0x60"
+	# The same SEND again, asking for an ACK (a tail-loss probe, whose
+	# requester lost the NAK): NAKed again; without AckReq, not.
+	case_ "good-send one PSN ahead again (a probe): NAKed again" hostA \
+		"$A" "$B" "$T_QPN" good-send --psn $((R + 1)) --fill 0x22 -- \
+		zzb:out_of_seq_request=1 zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
+		zza:rx_drop_no_qp=1
+	sniff_expect "the gap is NAKed again" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $R) syndrome 0x60"
+	case_ "and again without AckReq: not NAKed" hostA "$A" "$B" "$T_QPN" \
+		good-send --psn $((R + 1)) --fill 0x22 --ack-req 0 -- \
+		zzb:out_of_seq_request=1 zzb:rcvd_pkts=1
+	sniff_none "the repeat without AckReq"
 	tgt_is "nothing completed yet" "poll 300" '^wc 0$'
 	case_ "good-send fills the gap" hostA "$A" "$B" "$T_QPN" good-send \
 		--psn "$R" --fill 0x33 -- zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
@@ -700,21 +712,36 @@ echo "--- 2h. the tail-loss probe: once, spending no retry"
 # probe before an acknowledgment: 1 + 1 + 7 transmissions.
 tmo=18
 [ "$RDMA_SLOW" -eq 1 ] || tmo=20
-if tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" --timeout $tmo; then
+# probe_case BYTES PACKETS: a SEND acknowledged, then one of BYTES (PACKETS
+# packets at MTU 1024) never acknowledged: its packets, the probe's one
+# packet, then 7 ACK timeouts that send all of them again.
+probe_case() {
+	local bytes=$1 n=$2 sent=$(($2 + 1 + 7 * $2))
+
+	tgt_start hostA zza "$B" --psn "$P" --peer-qpn "$PEER_QPN" \
+		--timeout $tmo || return 0
 	tgt_is "post a SEND (PSN $P)" "send 64" '^ok$'
 	case_ "good-ack for it" hostB "$B" "$A" "$T_QPN" good-ack \
 		--psn "$P" --msn 1 -- zza:rcvd_pkts=1
 	tgt_is "the SEND completes" "poll 3000 1" '^wc 1 success/send/[0-9]+$'
 	snap
-	tgt_is "post a SEND (PSN $((P + 1))), never acknowledged" "send 64" '^ok$'
+	tgt_is "post a SEND of $bytes bytes ($n packets from PSN $((P + 1))), never acknowledged" \
+		"send $bytes" '^ok$'
 	tgt_is "it runs out of retries" "poll $((60000 * RDMA_SLOW)) 1" \
 		'^wc 1 retry_exc/'
-	expect "the probe, then 1 + 7 tries" zza:sent_pkts=9 \
+	expect "$n, the probe's 1, then 7 times $n" zza:sent_pkts=$sent \
 		zza:completer_retry_err=8 zza:tail_loss_probes=1 \
-		zza:retry_exceeded_err=1 zzb:rx_drop_no_qp=9
+		zza:retry_exceeded_err=1 zzb:rx_drop_no_qp=$sent
 	tgt_is "the requester is in the error state" state '^state ERR$'
 	tgt_stop
-fi
+}
+probe_case 64 1
+
+echo "--- 2h'. the tail-loss probe of a 3-packet SEND: its last packet only"
+# The probe sends the last packet again, asking for an ACK (a peer that
+# misses an earlier one NAKs from there), not the whole SEND; each ACK
+# timeout sends all three: 3 + 1 + 7 * 3 transmissions.
+probe_case 3000 3
 
 # ---- 3. A live pair ----
 
