@@ -84,6 +84,20 @@ static u32 wookie_rewind_wqe(struct wookie_qp *qp, struct wookie_send_wqe *wqe,
 }
 
 /*
+ * A retransmission from @psn starts, for @cause: one trace and one count
+ * each (netem's lane matches them), and no RTT sample across it.
+ */
+static void wookie_retransmit_start(struct wookie_qp *qp, u32 psn,
+				    const char *cause)
+{
+	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x (%s)\n",
+		  qp->ibqp.qp_num, psn, cause);
+	trace_wookie_retransmit(&qp->ibqp, psn, cause);
+	wookie_qp_count(qp, WOOKIE_CNT_COMP_RETRY);
+	wookie_rtt_cancel(&qp->req.rtt);
+}
+
+/*
  * Go back to @psn: the WQE holding it is resent from there, every later
  * one from its start.  @cause names why, for the tracepoint.
  */
@@ -93,11 +107,7 @@ static void wookie_rewind(struct wookie_qp *qp, u32 psn, const char *cause)
 	bool found = false;
 	u32 i;
 
-	ibdev_dbg(qp->ibqp.device, "qp %u: retransmit from psn %#x (%s)\n",
-		  qp->ibqp.qp_num, psn, cause);
-	trace_wookie_retransmit(&qp->ibqp, psn, cause);
-	wookie_qp_count(qp, WOOKIE_CNT_COMP_RETRY);
-	wookie_rtt_cancel(&qp->req.rtt);
+	wookie_retransmit_start(qp, psn, cause);
 	/* The stream gone back on may still arrive before the new one. */
 	qp->comp.holds_left = WOOKIE_COMP_HOLDS;
 	for (i = qp->comp.index; i != end; i++) {
@@ -843,9 +853,7 @@ static bool wookie_probe_last(struct wookie_qp *qp)
 	    wookie_psn_diff(last, wqe->first_psn) < 0 ||
 	    (wqe->state == WOOKIE_WQE_SENT && wqe->last_psn != last))
 		return false;
-	trace_wookie_retransmit(&qp->ibqp, last, "probe");
-	wookie_qp_count(qp, WOOKIE_CNT_COMP_RETRY);
-	wookie_rtt_cancel(&qp->req.rtt);
+	wookie_retransmit_start(qp, last, "probe");
 	qp->req.index = index;
 	qp->req.psn = wookie_rewind_wqe(qp, wqe, last);
 	qp->req.ack_next = true;

@@ -189,27 +189,31 @@ wookie_vm_known_reports() {
 		END { if (rep) flush() }'
 }
 
-# wookie_vm_splats CONSOLE_LOG MARKER_PREFIX [FILE...]: the splat lines,
-# each once; status 1 when there are none.  A user process's crash
-# ("traps: python3[160] general protection fault ip:... in libc.so.6") is
-# the kernel reporting a signal, not a splat: the test that ran the process
+# wookie_vm_reportable_lines CONSOLE_LOG MARKER_PREFIX [FILE...]: the
+# kernel lines a splat is looked for in.  A user process's crash ("traps:
+# python3[160] general protection fault ip:... in libc.so.6") is the
+# kernel reporting a signal, not a splat: the test that ran the process
 # sees it fail.  Known upstream reports are not splats either
 # (wookie_vm_known_reports; vm-run names them).
-wookie_vm_splats() {
+wookie_vm_reportable_lines() {
 	wookie_vm_kernel_lines "$@" | wookie_vm_known_reports |
-		grep -avE '\] traps: [^ ]+\[[0-9]+\] |^known upstream report: ' |
-		grep -aE "$WOOKIE_SPLAT_RE" | awk '!seen[$0]++' | grep .
+		awk '!/\] traps: [^ ]+\[[0-9]+\] |^known upstream report: /'
+}
+
+# wookie_vm_splats CONSOLE_LOG MARKER_PREFIX [FILE...]: the splat lines,
+# each once; status 1 when there are none.
+wookie_vm_splats() {
+	wookie_vm_reportable_lines "$@" | grep -aE "$WOOKIE_SPLAT_RE" |
+		awk '!seen[$0]++' | grep .
 }
 
 # wookie_vm_first_report CONSOLE_LOG MARKER_PREFIX [FILE...]: the kernel
-# lines of the first splat that is not a known upstream report, from its
-# first line on (its backtrace), at most 45 lines.  It reads to the end:
-# an early exit would fail the caller's pipeline (SIGPIPE, pipefail).
+# lines of the first splat, from its first line on (its backtrace), at
+# most 45 lines.  It reads to the end: an early exit would fail the
+# caller's pipeline (SIGPIPE, pipefail).
 wookie_vm_first_report() {
-	wookie_vm_kernel_lines "$@" | wookie_vm_known_reports |
+	wookie_vm_reportable_lines "$@" |
 		re=$WOOKIE_SPLAT_RE awk '
-			!n && /^known upstream report: / { next }
-			!n && /\] traps: [^ ]+\[[0-9]+\] / { next }
 			!n && $0 ~ ENVIRON["re"] { n = 1 }
 			/Modules linked in:|\] Code: / { next }
 			n && n++ <= 45 { print }'
