@@ -868,6 +868,8 @@ static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
+	/* New, and it may be the probe (its packet lost before). */
+	resp_seq_nak_again(qp, pkt);
 	if (!qp->resp_ooo_count)
 		resp_ooo_restart(qp);
 	list_add_tail(&pkt->list, pos);

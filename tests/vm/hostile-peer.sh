@@ -23,7 +23,8 @@
 #      ahead of the READ after it, and an old ACK repeated for ever, which
 #      may hold the ACK timeout only a bounded number of times; a SEND
 #      one PSN ahead, kept until the SEND before it comes (sent again
-#      asking for an ACK, NAKed again); and a SEND never acknowledged
+#      asking for an ACK, NAKed again; so is a new one kept after it);
+#      and a SEND never acknowledged
 #      after one that was, probed once before the ACK timeout, spending
 #      no retry (a 3-packet SEND: its last packet only);
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
@@ -459,7 +460,8 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 	# the SEND that fills the gap is taken up with it, in PSN order, and
 	# one ACK covers both.
 	R=$((Q + 3))
-	tgt_is "post two receives" recv '^ok$'
+	tgt_is "post three receives" recv '^ok$'
+	tgt recv
 	tgt recv
 	case_ "good-send one PSN ahead: kept, the gap NAKed" hostA "$A" "$B" \
 		"$T_QPN" good-send --psn $((R + 1)) --fill 0x22 -- \
@@ -477,15 +479,22 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 		good-send --psn $((R + 1)) --fill 0x22 --ack-req 0 -- \
 		zzb:out_of_seq_request=1 zzb:rcvd_pkts=1
 	sniff_none "the repeat without AckReq"
+	# A new SEND asking for an ACK: a probe whose packet, the last one
+	# sent, was lost before, like the NAK.  Kept, and NAKed again.
+	case_ "good-send two PSNs ahead (a probe, new): kept, NAKed again" \
+		hostA "$A" "$B" "$T_QPN" good-send --psn $((R + 2)) --fill 0x44 \
+		-- zzb:out_of_seq_request=1 zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
+		zza:rx_drop_no_qp=1
+	sniff_expect "the gap is NAKed again" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $R) syndrome 0x60"
 	tgt_is "nothing completed yet" "poll 300" '^wc 0$'
 	case_ "good-send fills the gap" hostA "$A" "$B" "$T_QPN" good-send \
 		--psn "$R" --fill 0x33 -- zzb:rcvd_pkts=1 zzb:sent_pkts=1 \
-		zzb:ack_deferred=1 zza:rx_drop_no_qp=1
-	tgt_is "both complete" "poll 3000 2" \
-		'^wc 2 success/recv/64 success/recv/64$'
-	tgt_is "in PSN order: the later SEND's data is the last" \
-		"check rbuf 0 64 0x22" '^mismatch 0$'
-	sniff_expect "one ACK covers both" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $((R + 1))) syndrome 0x[01]"
+		zzb:ack_deferred=2 zza:rx_drop_no_qp=1
+	tgt_is "all three complete" "poll 3000 3" \
+		'^wc 3 success/recv/64 success/recv/64 success/recv/64$'
+	tgt_is "in PSN order: the last SEND's data is the last" \
+		"check rbuf 0 64 0x44" '^mismatch 0$'
+	sniff_expect "one ACK covers all three" "opcode 0x11 qpn $(hex6 $PEER_QPN) psn $(hex6 $((R + 2))) syndrome 0x[01]"
 	sniff_none "after the gap filled"
 	tgt_is "still RTS" state '^state RTS$'
 	tgt_stop
