@@ -24,9 +24,9 @@
 #      may hold the ACK timeout only a bounded number of times; a SEND
 #      one PSN ahead, kept until the SEND before it comes (sent again
 #      asking for an ACK, NAKed again; so is a new one kept after it);
-#      and a SEND never acknowledged
-#      after one that was, probed once before the ACK timeout, spending
-#      no retry (a 3-packet SEND: its last packet only);
+#      and a SEND never acknowledged after one that was, probed once
+#      before the ACK timeout, spending no retry (a 3-packet SEND: its
+#      last packet only);
 #   3. at a live ib_write_bw pair (PSNs outside its window: dropped and
 #      counted, the pair finishes), while requests with a bad R_Key, an
 #      out-of-range VA or a misaligned address inside the window of other
@@ -457,8 +457,8 @@ if tgt_start hostB zzb "$A" --psn "$P" --peer-qpn "$PEER_QPN"; then
 
 	# Reordered: a SEND one PSN ahead waits for the gap before it (NAKed
 	# after the reorder time, 4 ms with the target's infinite timeout);
-	# the SEND that fills the gap is taken up with it, in PSN order, and
-	# one ACK covers both.
+	# the SEND that fills the gap is taken up with those kept, in PSN
+	# order, and one ACK covers them all.
 	R=$((Q + 3))
 	tgt_is "post three receives" recv '^ok$'
 	tgt recv
