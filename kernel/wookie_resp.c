@@ -857,19 +857,15 @@ static enum resp_res resp_ooo_wait(struct wookie_qp *qp,
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
+	/* Sent again, new (the probe's packet may be lost too) or no room. */
+	resp_seq_nak_again(qp, pkt);
 	pos = wookie_pkt_list_pos(&qp->resp_ooo, pkt->hdrs.bth.psn);
-	if (!pos) {
-		/* Sent again: one waits. */
-		resp_seq_nak_again(qp, pkt);
-		return RESP_DROP;
-	}
+	if (!pos)
+		return RESP_DROP;	/* sent again: one waits */
 	if (qp->resp_ooo_count >= WOOKIE_RESP_OOO_MAX) {
-		resp_seq_nak_again(qp, pkt);
 		resp_seq_nak(qp);
 		return RESP_DROP;
 	}
-	/* New, and it may be the probe (its packet lost before). */
-	resp_seq_nak_again(qp, pkt);
 	if (!qp->resp_ooo_count)
 		resp_ooo_restart(qp);
 	list_add_tail(&pkt->list, pos);
